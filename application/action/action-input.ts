@@ -1,0 +1,137 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as t from 'io-ts'
+import { ActionEndpoint, ActionFields, httpMethods, invocationTriggers } from '../../domain/action/action'
+import { JsonObject } from '../../domain/shared/json'
+import { JsonSchemaChecker } from '../ports/json-schema-checker'
+import { httpUrl, jsonObject, nullable, oneOf, orNull, strictObject, text } from '../shared/codecs'
+import { decodeWith } from '../shared/decode'
+
+/** Header names are HTTP tokens; values may not break the header line. */
+const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const headerValue = /^[\t\x20-\x7e\x80-\uffff]*$/
+
+const headerProblem = (headers: unknown): string | null => {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return 'must be an object of strings'
+  for (const [name, value] of Object.entries(headers)) {
+    if (!headerName.test(name)) return `has an invalid header name ${JSON.stringify(name)}`
+    if (typeof value !== 'string') return `must hold string values (${JSON.stringify(name)} is not a string)`
+    if (!headerValue.test(value)) return `has a control character in the value of ${JSON.stringify(name)}`
+  }
+  return null
+}
+
+/** An object of header strings, or a string holding such a JSON object; kept as given. */
+const endpointHeaders = new t.Type<string | Record<string, string>, unknown, unknown>(
+  'headers',
+  (u): u is string | Record<string, string> => typeof u === 'string' || (typeof u === 'object' && u !== null),
+  (u, c) => {
+    if (typeof u === 'string') {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(u)
+      } catch {
+        return t.failure(u, c, 'must be an object of strings, or a string holding such a JSON object')
+      }
+      const problem = headerProblem(parsed)
+      return problem === null ? t.success(u) : t.failure(u, c, problem)
+    }
+    const problem = headerProblem(u)
+    return problem === null ? t.success(u as Record<string, string>) : t.failure(u, c, problem)
+  },
+  t.identity,
+)
+
+const endpointPayload = new t.Type<string | JsonObject, unknown, unknown>(
+  'payload',
+  (u): u is string | JsonObject => typeof u === 'string' || jsonObject.is(u),
+  (u, c) => (typeof u === 'string' ? text(0).validate(u, c) : jsonObject.validate(u, c)),
+  t.identity,
+)
+
+const httpEndpoint = strictObject(
+  'HttpActionEndpoint',
+  { url: httpUrl(2048) },
+  { type: oneOf(['http'] as const), method: oneOf(httpMethods), headers: endpointHeaders, payload: endpointPayload },
+)
+
+const internalEndpoint = strictObject('InternalActionEndpoint', { type: oneOf(['internal']), operation: text(1, 512) })
+
+/** The two endpoint shapes, told apart by `type`; an HTTP endpoint's method defaults to POST. */
+const endpoint = new t.Type<ActionEndpoint, unknown, unknown>(
+  'endpoint',
+  (u): u is ActionEndpoint => typeof u === 'object' && u !== null,
+  (u, c) => {
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c, 'must be an object')
+    if ((u as { type?: unknown }).type === 'internal') return internalEndpoint.validate(u, c) as t.Validation<ActionEndpoint>
+    return pipe(
+      httpEndpoint.validate(u, c),
+      E.map(({ type, url, method, headers, payload }): ActionEndpoint => ({
+        ...(type == null ? {} : { type }),
+        url,
+        method: method ?? 'POST',
+        ...(headers == null ? {} : { headers }),
+        ...(payload == null ? {} : { payload: payload as string | JsonObject }),
+      })),
+    )
+  },
+  t.identity,
+)
+
+const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unknown> =>
+  new t.Type<JsonObject, unknown, unknown>(
+    'JSON Schema',
+    jsonObject.is,
+    (u, c) =>
+      pipe(
+        jsonObject.validate(u, c),
+        E.chain((schema) => {
+          const problems = checker.problemsOf(schema)
+          return problems.length === 0
+            ? t.success(schema)
+            : t.failure(u, c, `must be a valid JSON Schema: ${problems.join('; ')}`)
+        }),
+      ),
+    t.identity,
+  )
+
+export const actionReadOnlyFields = ['id', 'orgId', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
+
+/** The body of action create and update: the same fields, all replaced by an update. */
+export const actionFieldsCodec = (checker: JsonSchemaChecker) =>
+  strictObject(
+    'Action',
+    {
+      name: text(1, 512),
+      parameters: nullable(jsonSchema(checker)),
+      endpoint: nullable(endpoint),
+      invocationTrigger: nullable(oneOf(invocationTriggers)),
+    },
+    {
+      description: text(1, 512),
+      userWaitingText: text(0, 2048),
+      userSuccessText: text(0, 2048),
+      userErrorText: text(0, 2048),
+    },
+    actionReadOnlyFields,
+  )
+
+export const decodeActionFields = (checker: JsonSchemaChecker) => {
+  const decode = decodeWith(actionFieldsCodec(checker))
+  return (input: unknown) =>
+    pipe(
+      decode(input),
+      E.map(
+        (body): ActionFields => ({
+          name: body.name,
+          description: orNull(body.description),
+          parameters: body.parameters,
+          endpoint: body.endpoint,
+          invocationTrigger: body.invocationTrigger,
+          userWaitingText: orNull(body.userWaitingText),
+          userSuccessText: orNull(body.userSuccessText),
+          userErrorText: orNull(body.userErrorText),
+        }),
+      ),
+    )
+}

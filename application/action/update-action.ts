@@ -1,0 +1,32 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { Action, replaceAction } from '../../domain/action/action'
+import { Actor, actorName, touched } from '../../domain/shared/audit'
+import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
+import { ActionRepository } from '../ports/action-repository'
+import { Clock } from '../ports/clock'
+import { JsonSchemaChecker } from '../ports/json-schema-checker'
+import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
+import { decodeActionFields } from './action-input'
+
+export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
+
+/** PUT: replaces every writable field of the action. */
+export const updateAction = (deps: { actions: ActionRepository; clock: Clock; schemas: JsonSchemaChecker }) => {
+  const decode = decodeActionFields(deps.schemas)
+  return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
+    retryOnConflict(() =>
+      pipe(
+        findOrNotFound('action', id, (found) => deps.actions.findById(actor.orgId, found)),
+        TE.chainEitherKW((current) =>
+          pipe(
+            decode(input),
+            E.chainFirstW(() => checkIfMatch('action', current, ifMatch)),
+            E.map((fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now()))),
+          ),
+        ),
+        TE.chainFirstW((next) => pipe(deps.actions.update(next), TE.chainEitherKW(stored))),
+      ),
+    )
+}

@@ -1,0 +1,53 @@
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { Action } from '../../domain/action/action'
+import { Actor } from '../../domain/shared/audit'
+import { BadQuery, NotFound, notFound, StoreUnavailable } from '../../domain/shared/errors'
+import { Clock } from '../ports/clock'
+import { Page } from '../ports/paging'
+import { UnitOfWork } from '../ports/unit-of-work'
+import { ActionRepository } from '../ports/action-repository'
+import { AiAgentRepository } from '../ports/ai-agent-repository'
+import { QueryReader, RawQuery } from '../shared/list-query'
+import { findOrNotFound } from '../shared/use-case-kit'
+
+export type LinkError = NotFound | StoreUnavailable
+
+/** Links an action to an agent of the same organisation; linking again changes nothing. */
+export const linkAction =
+  (deps: { uow: UnitOfWork; clock: Clock }) =>
+  (actor: Actor, agentId: string, actionId: string): TE.TaskEither<LinkError, void> =>
+    deps.uow.run((repos) =>
+      pipe(
+        findOrNotFound('ai-agent', agentId, (id) => repos.agents.findById(actor.orgId, id)),
+        TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
+        TE.chainW(() => repos.agents.link(actor.orgId, agentId, actionId, deps.clock.now())),
+      ),
+    )
+
+/** Unlinks an action; 404 when the agent, the action or the link does not exist. */
+export const unlinkAction =
+  (deps: { uow: UnitOfWork }) =>
+  (actor: Actor, agentId: string, actionId: string): TE.TaskEither<LinkError, void> =>
+    deps.uow.run((repos) =>
+      pipe(
+        findOrNotFound('ai-agent', agentId, (id) => repos.agents.findById(actor.orgId, id)),
+        TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
+        TE.chainW(() => repos.agents.unlink(actor.orgId, agentId, actionId)),
+        TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound('action', actionId)))),
+      ),
+    )
+
+export type ListAgentActionsError = NotFound | BadQuery | StoreUnavailable
+
+/** The actions linked to an agent, in (createdAt, id) order; 404 for an unknown agent. */
+export const listAgentActions =
+  (deps: { agents: AiAgentRepository; actions: ActionRepository }) =>
+  (actor: Actor, agentId: string, query: RawQuery): TE.TaskEither<ListAgentActionsError, Page<Action>> => {
+    const reader = new QueryReader(query, [])
+    return pipe(
+      findOrNotFound('ai-agent', agentId, (id) => deps.agents.findById(actor.orgId, id)),
+      TE.chainEitherKW(() => reader.result(reader.page())),
+      TE.chainW((page) => deps.actions.listLinkedToAgent(actor.orgId, agentId, page)),
+    )
+  }

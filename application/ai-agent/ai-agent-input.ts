@@ -1,0 +1,90 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as t from 'io-ts'
+import { agentStatuses, AiAgentCreationFields, AiAgentFields, Mission, Voice } from '../../domain/ai-agent/ai-agent'
+import { arrayOf, httpUrl, jsonObject, oneOf, orNull, refined, strictObject, text } from '../shared/codecs'
+import { decodeWith } from '../shared/decode'
+
+/** Region/City names (and UTC) that the runtime's time-zone database knows. */
+const isKnownTimeZone = (zone: string): boolean => {
+  if (!/^(?:UTC|[A-Z][A-Za-z_-]*(?:\/[A-Za-z0-9_+-]+)+)$/.test(zone)) return false
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const timezone = refined(text(1, 512), isKnownTimeZone, 'must be an IANA time zone name such as Europe/Berlin')
+
+const stage = strictObject('MissionStage', { stageName: text(1, 512), description: text(0), otherNotes: text(0) })
+
+const mission = strictObject(
+  'Mission',
+  {},
+  { prompt: text(0), objective: text(0), greeting: text(0), sequence: arrayOf(stage), farewell: text(0) },
+)
+
+const voice = strictObject(
+  'Voice',
+  {},
+  {
+    gender: text(1, 512),
+    languageAccent: strictObject('LanguageAccent', {}, { language: text(1, 512), accent: text(1, 512) }),
+    modelId: refined(text(1, 512), (id) => id.startsWith('voi.'), 'must be a voice model id starting with voi.'),
+  },
+)
+
+const writable = {
+  name: text(1, 512),
+  imageUrl: httpUrl(512),
+  status: oneOf(agentStatuses),
+  role: text(1, 512),
+  roleDescription: text(1),
+  timezone,
+}
+
+const audit = ['id', 'orgId', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
+
+/** PUT replaces the writable fields; transcriber and intelligenceProvider are fixed at creation. */
+export const aiAgentUpdateCodec = strictObject('AiAgent', writable, { mission, voice }, [
+  ...audit,
+  'transcriber',
+  'intelligenceProvider',
+])
+
+export const aiAgentCreateCodec = strictObject(
+  'AiAgent',
+  writable,
+  { mission, voice, transcriber: jsonObject, intelligenceProvider: jsonObject },
+  audit,
+)
+
+const fieldsOf = (body: t.TypeOf<typeof aiAgentUpdateCodec>): AiAgentFields => ({
+  name: body.name,
+  imageUrl: body.imageUrl,
+  status: body.status,
+  role: body.role,
+  roleDescription: body.roleDescription,
+  timezone: body.timezone,
+  mission: orNull(body.mission as Mission | null | undefined),
+  voice: orNull(body.voice as Voice | null | undefined),
+})
+
+const decodeUpdate = decodeWith(aiAgentUpdateCodec)
+const decodeCreate = decodeWith(aiAgentCreateCodec)
+
+export const decodeAiAgentFields = (input: unknown) => pipe(decodeUpdate(input), E.map(fieldsOf))
+
+export const decodeAiAgentCreation = (input: unknown) =>
+  pipe(
+    decodeCreate(input),
+    E.map(
+      (body): AiAgentCreationFields => ({
+        ...fieldsOf(body),
+        transcriber: orNull(body.transcriber),
+        intelligenceProvider: orNull(body.intelligenceProvider),
+      }),
+    ),
+  )

@@ -1,0 +1,85 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as t from 'io-ts'
+import {
+  checkContent,
+  Comment,
+  ConversationAnalytics,
+  ConversationContent,
+  ConversationFields,
+  DialogLine,
+  sourceTypes,
+  speakers,
+} from '../../domain/conversation/conversation'
+import { arrayOf, boolean, dateTime, integer, oneOf, orNull, strictObject, text } from '../shared/codecs'
+import { decodeWith } from '../shared/decode'
+
+const dialogLine = strictObject(
+  'DialogLine',
+  { speaker: oneOf(speakers), message: text(0), timestamp: dateTime },
+  { message_id: text(0, 512) },
+)
+
+const comment = strictObject('Comment', { comment: text(1, 2048) }, { rating: integer(1, 5) })
+
+const analytics = strictObject(
+  'ConversationAnalytics',
+  {},
+  {
+    summary: text(0),
+    action_items: arrayOf(text(0)),
+    is_audio_consent_given: boolean,
+    email_address_of_caller: text(0, 512),
+    name_of_caller: text(0, 512),
+    phone_number_of_caller: text(0, 512),
+    address_of_caller: text(0, 2048),
+    sentiment_of_caller: text(0, 512),
+    prospectStatus: text(1, 512),
+  },
+)
+
+const required = {
+  source: text(1, 512),
+  sourceType: oneOf(sourceTypes),
+  timestampStart: dateTime,
+}
+
+const optional = {
+  timestampEnd: dateTime,
+  transcriptText: arrayOf(dialogLine, 1, 512),
+  transcriptSummary: text(1, 2048),
+  transcriptRecordingUrl: text(1, 512),
+  conversationAnalytics: analytics,
+  adminComments: arrayOf(comment),
+}
+
+const audit = ['id', 'orgId', 'prospectId', 'aiAgentId', 'status', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
+
+export const conversationCreateCodec = strictObject('Conversation', { ...required, agentId: text(1, 512) }, optional, audit)
+
+/** What a merge patch must leave behind: the create fields but agentId, which is fixed. */
+export const conversationContentCodec = strictObject('Conversation', required, optional, [...audit, 'agentId'])
+
+const contentOf = (body: t.TypeOf<typeof conversationContentCodec>): ConversationContent => ({
+  source: body.source,
+  sourceType: body.sourceType,
+  timestampStart: body.timestampStart,
+  timestampEnd: orNull(body.timestampEnd),
+  transcriptText: orNull(body.transcriptText as ReadonlyArray<DialogLine> | null | undefined),
+  transcriptSummary: orNull(body.transcriptSummary),
+  transcriptRecordingUrl: orNull(body.transcriptRecordingUrl),
+  conversationAnalytics: orNull(body.conversationAnalytics as ConversationAnalytics | null | undefined),
+  adminComments: orNull(body.adminComments as ReadonlyArray<Comment> | null | undefined),
+})
+
+const decodeCreate = decodeWith(conversationCreateCodec)
+const decodeContent = decodeWith(conversationContentCodec)
+
+export const decodeConversationFields = (input: unknown) =>
+  pipe(
+    decodeCreate(input),
+    E.map((body): ConversationFields => ({ ...contentOf(body), agentId: body.agentId })),
+    E.chain(checkContent),
+  )
+
+export const decodeConversationContent = (input: unknown) => pipe(decodeContent(input), E.map(contentOf), E.chain(checkContent))

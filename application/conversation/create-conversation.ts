@@ -1,0 +1,57 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import { Conversation, newConversation } from '../../domain/conversation/conversation'
+import { newProspect, withConversation } from '../../domain/prospect/prospect'
+import { Actor, actorName, created } from '../../domain/shared/audit'
+import { StoreUnavailable, ValidationFailed, validationFailed, violation } from '../../domain/shared/errors'
+import { isIdOf } from '../../domain/shared/ids'
+import { Clock } from '../ports/clock'
+import { IdGenerator } from '../ports/id-generator'
+import { PhoneNumbers } from '../ports/phone-numbers'
+import { UnitOfWork } from '../ports/unit-of-work'
+import { decodeConversationFields } from './conversation-input'
+import { prospectSourceOf } from './prospect-source'
+
+export type CreateConversationError = ValidationFailed | StoreUnavailable
+
+const unknownAgent = validationFailed([violation('/agentId', 'names no AI agent of this organisation')])
+
+/**
+ * Stores a conversation with its prospect, found or created for (organisation, source), and the
+ * prospect's counters, all in one transaction.
+ */
+export const createConversation =
+  (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
+  (actor: Actor, input: unknown): TE.TaskEither<CreateConversationError, Conversation> =>
+    pipe(
+      TE.fromEither(decodeConversationFields(input)),
+      TE.chainW((fields) =>
+        deps.uow.run((repos) =>
+          pipe(
+            isIdOf('ai-agent', fields.agentId) ? repos.agents.findById(actor.orgId, fields.agentId) : TE.right(O.none),
+            TE.chainEitherKW(E.fromOption(() => unknownAgent)),
+            TE.chainW(() => {
+              const now = deps.clock.now()
+              const source = prospectSourceOf(deps.phones, fields.source, fields.sourceType)
+              return repos.prospects.findOrCreate(newProspect(deps.ids.next('prospect'), actor.orgId, source, now))
+            }),
+            TE.chainW((prospect) => {
+              const conversation = newConversation(
+                deps.ids.next('conversation'),
+                actor.orgId,
+                prospect.id,
+                fields,
+                created(actorName(actor), deps.clock.now()),
+              )
+              return pipe(
+                repos.conversations.insert(conversation),
+                TE.chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
+                TE.map(() => conversation),
+              )
+            }),
+          ),
+        ),
+      ),
+    )

@@ -1,0 +1,78 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { contentOfConversation, Conversation, reviseConversation } from '../../domain/conversation/conversation'
+import { newProspect, ProspectStats } from '../../domain/prospect/prospect'
+import { Actor, actorName, touched } from '../../domain/shared/audit'
+import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
+import { Clock } from '../ports/clock'
+import { IdGenerator } from '../ports/id-generator'
+import { PhoneNumbers } from '../ports/phone-numbers'
+import { Repositories, UnitOfWork } from '../ports/unit-of-work'
+import { applyMergePatch } from '../shared/merge-patch'
+import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
+import { decodeConversationContent } from './conversation-input'
+import { prospectSourceOf } from './prospect-source'
+
+export type PatchConversationError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
+
+const withoutNulls = (record: object): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null))
+
+/** Recounts a prospect from its conversations, after one of them moved in time or away. */
+const refreshStats = (repos: Repositories, orgId: string, prospectId: string | null): TE.TaskEither<StoreUnavailable, void> =>
+  prospectId === null
+    ? TE.right(undefined)
+    : pipe(
+        repos.conversations.statsOfProspect(orgId, prospectId),
+        TE.chain((stats: ProspectStats) => repos.prospects.saveStats(orgId, prospectId, stats)),
+      )
+
+/**
+ * PATCH (RFC 7396 merge patch) of the create fields but agentId. The patched whole is checked by
+ * the same rules as a create. A new source moves the conversation to that source's prospect.
+ */
+export const patchConversation =
+  (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
+  (actor: Actor, id: string, patch: unknown, ifMatch?: IfMatch): TE.TaskEither<PatchConversationError, Conversation> =>
+    retryOnConflict(() =>
+      deps.uow.run((repos) =>
+        pipe(
+          findOrNotFound('conversation', id, (found) => repos.conversations.findById(actor.orgId, found)),
+          TE.chainEitherKW((current) =>
+            pipe(
+              decodeConversationContent(applyMergePatch(withoutNulls(contentOfConversation(current)), patch)),
+              E.chainFirstW(() => checkIfMatch('conversation', current, ifMatch)),
+              E.map((content) => ({ current, content })),
+            ),
+          ),
+          TE.chainW(({ current, content }) => {
+            const now = deps.clock.now()
+            const sourceChanged = content.source !== current.source || content.sourceType !== current.sourceType
+            const prospect = sourceChanged
+              ? pipe(
+                  repos.prospects.findOrCreate(
+                    newProspect(deps.ids.next('prospect'), actor.orgId, prospectSourceOf(deps.phones, content.source, content.sourceType), now),
+                  ),
+                  TE.map((found): string | null => found.id),
+                )
+              : TE.right(current.prospectId)
+            return pipe(
+              prospect,
+              TE.map((prospectId) => reviseConversation(current, content, prospectId, touched(current, actorName(actor), now))),
+              TE.chainFirstW((next) => pipe(repos.conversations.update(next), TE.chainEitherKW(stored))),
+              TE.chainFirstW((next) =>
+                next.prospectId !== current.prospectId
+                  ? pipe(
+                      refreshStats(repos, actor.orgId, current.prospectId),
+                      TE.chain(() => refreshStats(repos, actor.orgId, next.prospectId)),
+                    )
+                  : next.timestampStart !== current.timestampStart
+                    ? refreshStats(repos, actor.orgId, next.prospectId)
+                    : TE.right(undefined),
+              ),
+            )
+          }),
+        ),
+      ),
+    )

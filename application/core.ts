@@ -1,0 +1,75 @@
+import { createAction } from './action/create-action'
+import { deleteAction } from './action/delete-action'
+import { getAction } from './action/get-action'
+import { listActions } from './action/list-actions'
+import { updateAction } from './action/update-action'
+import { linkAction, listAgentActions, unlinkAction } from './ai-agent/agent-action-links'
+import { createAiAgent } from './ai-agent/create-ai-agent'
+import { deleteAiAgent } from './ai-agent/delete-ai-agent'
+import { getAiAgent } from './ai-agent/get-ai-agent'
+import { listAiAgents } from './ai-agent/list-ai-agents'
+import { updateAiAgent } from './ai-agent/update-ai-agent'
+import { createConversation } from './conversation/create-conversation'
+import { getConversation } from './conversation/get-conversation'
+import { listConversations } from './conversation/list-conversations'
+import { patchConversation } from './conversation/patch-conversation'
+import { authenticate } from './organisation/authenticate'
+import { bootstrap, createOrganisation, createToken, listOrganisations, listTokens, revokeToken } from './organisation/organisations'
+import { Clock } from './ports/clock'
+import { IdGenerator } from './ports/id-generator'
+import { JsonSchemaChecker } from './ports/json-schema-checker'
+import { PhoneNumbers } from './ports/phone-numbers'
+import { TokenSecrets } from './ports/token-secrets'
+import { Repositories, UnitOfWork } from './ports/unit-of-work'
+import { getProspect } from './prospect/get-prospect'
+import { listProspectConversations } from './prospect/list-prospect-conversations'
+import { listProspects } from './prospect/list-prospects'
+
+/** Everything the use cases need from the world. */
+export interface CorePorts {
+  /** Repositories outside any transaction, for single-record reads and writes. */
+  readonly repositories: Repositories
+  readonly unitOfWork: UnitOfWork
+  readonly clock: Clock
+  readonly ids: IdGenerator
+  readonly schemas: JsonSchemaChecker
+  readonly phones: PhoneNumbers
+  readonly secrets: TokenSecrets
+}
+
+/** The use cases over the given ports: what the HTTP adapter, the CLI and embedding programs call. */
+export const createCore = (ports: CorePorts) => {
+  const { repositories: repos, unitOfWork: uow, clock, ids, schemas, phones, secrets } = ports
+  const { actions, agents, conversations, prospects, organisations, tokens } = repos
+  return {
+    createAction: createAction({ actions, clock, ids, schemas }),
+    getAction: getAction({ actions }),
+    listActions: listActions({ actions }),
+    updateAction: updateAction({ actions, clock, schemas }),
+    deleteAction: deleteAction({ actions }),
+    createAiAgent: createAiAgent({ agents, clock, ids }),
+    getAiAgent: getAiAgent({ agents }),
+    listAiAgents: listAiAgents({ agents }),
+    updateAiAgent: updateAiAgent({ agents, clock }),
+    deleteAiAgent: deleteAiAgent({ agents }),
+    linkAction: linkAction({ uow, clock }),
+    unlinkAction: unlinkAction({ uow }),
+    listAgentActions: listAgentActions({ agents, actions }),
+    createConversation: createConversation({ uow, clock, ids, phones }),
+    getConversation: getConversation({ conversations }),
+    listConversations: listConversations({ conversations }),
+    patchConversation: patchConversation({ uow, clock, ids, phones }),
+    getProspect: getProspect({ prospects }),
+    listProspects: listProspects({ prospects }),
+    listProspectConversations: listProspectConversations({ prospects, conversations }),
+    authenticate: authenticate({ tokens, secrets }),
+    createOrganisation: createOrganisation({ organisations, clock, ids }),
+    listOrganisations: listOrganisations({ organisations }),
+    createToken: createToken({ organisations, tokens, clock, ids, secrets }),
+    listTokens: listTokens({ organisations, tokens }),
+    revokeToken: revokeToken({ tokens, clock }),
+    bootstrap: bootstrap({ uow, clock, ids, secrets }),
+  }
+}
+
+export type Core = ReturnType<typeof createCore>

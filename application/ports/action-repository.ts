@@ -1,0 +1,28 @@
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import { Action } from '../../domain/action/action'
+import { StoreUnavailable } from '../../domain/shared/errors'
+import { Page, PageRequest } from './paging'
+
+/** Actions of every organisation; each method sees only the organisation it is given. */
+export interface ActionRepository {
+  /** The action, or none when it does not exist in this organisation. */
+  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<Action>>
+  /** The organisation's actions ordered by (createdAt, id). */
+  readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<Action>>
+  /** The actions linked to an agent, ordered by (createdAt, id); empty for an unknown agent. */
+  readonly listLinkedToAgent: (
+    orgId: string,
+    agentId: string,
+    page: PageRequest,
+  ) => TE.TaskEither<StoreUnavailable, Page<Action>>
+  /** Stores a new action (its id is new). */
+  readonly insert: (action: Action) => TE.TaskEither<StoreUnavailable, void>
+  /**
+   * Replaces the stored action when its stored version is `action.version - 1`; false (and
+   * nothing written) when it is not there or another write came first.
+   */
+  readonly update: (action: Action) => TE.TaskEither<StoreUnavailable, boolean>
+  /** Removes the action and its links to agents; false when there was none. */
+  readonly remove: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
+}

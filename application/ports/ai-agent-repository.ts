@@ -1,0 +1,24 @@
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import { AiAgent } from '../../domain/ai-agent/ai-agent'
+import { StoreUnavailable } from '../../domain/shared/errors'
+import { Timestamp } from '../../domain/shared/time'
+import { Page, PageRequest } from './paging'
+
+/** AI agents and their links to actions; each method sees only the organisation it is given. */
+export interface AiAgentRepository {
+  /** The agent, or none when it does not exist in this organisation. */
+  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<AiAgent>>
+  /** The organisation's agents ordered by (createdAt, id). */
+  readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<AiAgent>>
+  /** Stores a new agent (its id is new). */
+  readonly insert: (agent: AiAgent) => TE.TaskEither<StoreUnavailable, void>
+  /** Replaces the stored agent when its stored version is `agent.version - 1`; false otherwise. */
+  readonly update: (agent: AiAgent) => TE.TaskEither<StoreUnavailable, boolean>
+  /** Removes the agent and its links; its conversations stay. False when there was none. */
+  readonly remove: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
+  /** Links an action to an agent; linking twice is the same as once. Both must exist. */
+  readonly link: (orgId: string, agentId: string, actionId: string, at: Timestamp) => TE.TaskEither<StoreUnavailable, void>
+  /** Removes a link; false when there was none. */
+  readonly unlink: (orgId: string, agentId: string, actionId: string) => TE.TaskEither<StoreUnavailable, boolean>
+}

@@ -1,0 +1,25 @@
+import * as TE from 'fp-ts/TaskEither'
+import { StoreUnavailable } from '../../domain/shared/errors'
+import { ActionRepository } from './action-repository'
+import { AiAgentRepository } from './ai-agent-repository'
+import { ConversationRepository } from './conversation-repository'
+import { OrganisationRepository, TokenRepository } from './organisation-repository'
+import { ProspectRepository } from './prospect-repository'
+
+/** The repositories, bound to one transaction when handed out by a unit of work. */
+export interface Repositories {
+  readonly actions: ActionRepository
+  readonly agents: AiAgentRepository
+  readonly conversations: ConversationRepository
+  readonly prospects: ProspectRepository
+  readonly organisations: OrganisationRepository
+  readonly tokens: TokenRepository
+}
+
+export interface UnitOfWork {
+  /**
+   * Runs `work` in one transaction: committed when it returns Right, rolled back when it returns
+   * Left or throws, so no half of a multi-record write is ever seen.
+   */
+  readonly run: <E, A>(work: (repositories: Repositories) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
+}

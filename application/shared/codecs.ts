@@ -1,0 +1,264 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as t from 'io-ts'
+import { JsonObject } from '../../domain/shared/json'
+import { Timestamp } from '../../domain/shared/time'
+
+/**
+ * The io-ts building blocks every input codec is made of. Each failure carries the message the
+ * client will read; the reporter turns the io-ts context into a JSON-pointer path.
+ */
+
+const codePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** Text whose length in Unicode code points is within [min, max]. NUL is refused: no store keeps it faithfully. */
+export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type<string, string, unknown> =>
+  new t.Type<string, string, unknown>(
+    'string',
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a string')
+      const n = codePoints(u)
+      if (n < min || n > max) {
+        const bounds =
+          max === Number.MAX_SAFE_INTEGER
+            ? `at least ${min} character${min === 1 ? '' : 's'} long`
+            : min === 0
+              ? `at most ${max} characters long`
+              : `between ${min} and ${max} characters long`
+        return t.failure(u, c, `must be ${bounds}`)
+      }
+      if (u.includes('\u0000')) return t.failure(u, c, 'must not contain the NUL character')
+      return t.success(u)
+    },
+    t.identity,
+  )
+
+/** One of a fixed list of strings. */
+export const oneOf = <V extends string>(values: ReadonlyArray<V>): t.Type<V, V, unknown> =>
+  new t.Type<V, V, unknown>(
+    values.join(' | '),
+    (u): u is V => typeof u === 'string' && (values as ReadonlyArray<string>).includes(u),
+    (u, c) =>
+      typeof u === 'string' && (values as ReadonlyArray<string>).includes(u)
+        ? t.success(u as V)
+        : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    t.identity,
+  )
+
+/** An integer within [min, max]. */
+export const integer = (min: number, max: number): t.Type<number, number, unknown> =>
+  new t.Type<number, number, unknown>(
+    'integer',
+    (u): u is number => typeof u === 'number' && Number.isInteger(u),
+    (u, c) =>
+      typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max
+        ? t.success(u)
+        : t.failure(u, c, `must be an integer from ${min} to ${max}`),
+    t.identity,
+  )
+
+export const boolean = new t.Type<boolean, boolean, unknown>(
+  'boolean',
+  (u): u is boolean => typeof u === 'boolean',
+  (u, c) => (typeof u === 'boolean' ? t.success(u) : t.failure(u, c, 'must be true or false')),
+  t.identity,
+)
+
+/** An absolute http or https URL of 1 to `max` code points. */
+export const httpUrl = (max: number): t.Type<string, string, unknown> =>
+  new t.Type<string, string, unknown>(
+    'url',
+    (u): u is string => typeof u === 'string',
+    (u, c) =>
+      pipe(
+        text(1, max).validate(u, c),
+        E.chain((s) => {
+          try {
+            const url = new URL(s)
+            return url.protocol === 'http:' || url.protocol === 'https:'
+              ? t.success(s)
+              : t.failure(u, c, 'must be an absolute http or https URL')
+          } catch {
+            return t.failure(u, c, 'must be an absolute http or https URL')
+          }
+        }),
+      ),
+    t.identity,
+  )
+
+const isoDateTime =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/
+
+const daysIn = (year: number, month: number): number => {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+}
+
+/**
+ * ISO 8601 date-time, with or without a zone designator (none means UTC), decoded to the canonical
+ * UTC form with milliseconds. Impossible calendar dates are refused, not rolled over.
+ */
+export const parseDateTime = (s: string): Timestamp | null => {
+  const m = isoDateTime.exec(s)
+  if (m === null) return null
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number)
+  const second = m[6] === undefined ? 0 : Number(m[6])
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'))
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null
+  if (day < 1 || day > daysIn(year, month)) return null
+  // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
+  const local = new Date(0)
+  local.setUTCFullYear(year, month - 1, day)
+  local.setUTCHours(hour, minute, second, millis)
+  const offsetHours = m[10] === undefined ? 0 : Number(m[10])
+  const offsetMinutes = m[11] === undefined ? 0 : Number(m[11])
+  if (offsetHours > 23 || offsetMinutes > 59) return null
+  const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000
+  const utc = new Date(local.getTime() - offset)
+  const iso = utc.toISOString()
+  return /^\d{4}-/.test(iso) ? (iso as Timestamp) : null
+}
+
+export const dateTime = new t.Type<Timestamp, string, unknown>(
+  'date-time',
+  (u): u is Timestamp => typeof u === 'string' && parseDateTime(u) === u,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be an ISO 8601 date-time string')
+    const parsed = parseDateTime(u)
+    return parsed === null ? t.failure(u, c, 'must be a valid ISO 8601 date-time, such as 2026-03-01T09:30:00Z') : t.success(parsed)
+  },
+  t.identity,
+)
+
+const containsNul = (value: unknown): boolean => {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (Array.isArray(value)) return value.some(containsNul)
+  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v))
+  return false
+}
+
+/** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */
+export const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
+  'object',
+  (u): u is JsonObject => isPlainObject(u),
+  (u, c) =>
+    !isPlainObject(u)
+      ? t.failure(u, c, 'must be an object')
+      : containsNul(u)
+        ? t.failure(u, c, 'must not contain the NUL character')
+        : t.success(u as JsonObject),
+  t.identity,
+)
+
+/** An array of `min` to `max` elements, each decoded by `item`. */
+export const arrayOf = <A, O>(
+  item: t.Type<A, O, unknown>,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown> =>
+  new t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown>(
+    `array`,
+    (u): u is ReadonlyArray<A> => Array.isArray(u) && u.every(item.is),
+    (u, c) => {
+      if (!Array.isArray(u)) return t.failure(u, c, 'must be an array')
+      if (u.length < min || u.length > max) {
+        const bounds = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`
+        return t.failure(u, c, `must have ${bounds} elements`)
+      }
+      const errors: t.ValidationError[] = []
+      const out: A[] = []
+      u.forEach((element, i) => {
+        const result = item.validate(element, t.appendContext(c, String(i), item, element))
+        if (E.isLeft(result)) errors.push(...result.left)
+        else out.push(result.right)
+      })
+      return errors.length > 0 ? E.left(errors) : t.success(out)
+    },
+    (a) => a.map(item.encode),
+  )
+
+type Required<P extends t.Props> = { [K in keyof P]: t.TypeOf<P[K]> }
+type Optional<P extends t.Props> = { [K in keyof P]?: t.TypeOf<P[K]> | null }
+
+/**
+ * An object with exactly these keys. Every violation is reported at once: unknown keys (by their
+ * own path), missing required keys, and bad values. Optional keys accept absent or null alike and
+ * are left out of the result when absent, so a stored value shows only what was given.
+ */
+export const strictObject = <R extends t.Props, P extends t.Props = {}>(
+  name: string,
+  required: R,
+  optional: P = {} as P,
+  readOnly: ReadonlyArray<string> = [],
+): t.Type<Required<R> & Optional<P>, unknown, unknown> =>
+  new t.Type<Required<R> & Optional<P>, unknown, unknown>(
+    name,
+    (u): u is Required<R> & Optional<P> => isPlainObject(u),
+    (u, c) => {
+      if (!isPlainObject(u)) return t.failure(u, c, 'must be an object')
+      const errors: t.ValidationError[] = []
+      const out: Record<string, unknown> = {}
+      for (const key of Object.keys(u)) {
+        if (!(key in required) && !(key in optional)) {
+          const message = readOnly.includes(key) ? 'is read-only and cannot be written' : 'is not an accepted field'
+          errors.push({ value: u[key], context: t.appendContext(c, key, t.never, u[key]), message })
+        }
+      }
+      for (const [key, codec] of Object.entries(required)) {
+        const value = u[key]
+        if (value === undefined) {
+          errors.push({ value, context: t.appendContext(c, key, codec, value), message: 'is required' })
+          continue
+        }
+        const result = codec.validate(value, t.appendContext(c, key, codec, value))
+        if (E.isLeft(result)) errors.push(...result.left)
+        else out[key] = result.right
+      }
+      for (const [key, codec] of Object.entries(optional)) {
+        const value = u[key]
+        if (value === undefined) continue
+        if (value === null) {
+          out[key] = null
+          continue
+        }
+        const result = codec.validate(value, t.appendContext(c, key, codec, value))
+        if (E.isLeft(result)) errors.push(...result.left)
+        else out[key] = result.right
+      }
+      return errors.length > 0 ? E.left(errors) : t.success(out as Required<R> & Optional<P>)
+    },
+    t.identity,
+  )
+
+/** A value that may also be null; unlike optional keys, the key itself must be present. */
+export const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>
+  new t.Type<A | null, O | null, unknown>(
+    codec.name,
+    (u): u is A | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : codec.encode(a)),
+  )
+
+/** A custom check layered on a codec, failing with `message` where `ok` says no. */
+export const refined = <A, O>(
+  codec: t.Type<A, O, unknown>,
+  ok: (a: A) => boolean,
+  message: string,
+): t.Type<A, O, unknown> =>
+  new t.Type<A, O, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => pipe(codec.validate(u, c), E.chain((a) => (ok(a) ? t.success(a) : t.failure(u, c, message)))),
+    codec.encode,
+  )
+
+/** Optional keys decode to null when absent, which is what records store. */
+export const orNull = <A>(value: A | null | undefined): A | null => (value === undefined ? null : value)

@@ -1,0 +1,93 @@
+import * as E from 'fp-ts/Either'
+import { BadQuery, badQuery, Violation, violation } from '../../domain/shared/errors'
+import { Cursor, PageRequest } from '../ports/paging'
+import { parseDateTime } from './codecs'
+import { Timestamp } from '../../domain/shared/time'
+
+export const defaultPageSize = 100
+export const maxPageSize = 500
+
+/** Query parameters as an HTTP layer hands them over: absent, once, or repeated. */
+export type RawQuery = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/** Cursors are opaque to clients: base64url of the (sort key, id) the next page starts after. */
+export const encodeCursor = (cursor: Cursor): string => Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
+
+const decodeCursor = (text: string): Cursor | null => {
+  try {
+    if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) return null
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+    return Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      parseDateTime(value[0]) === value[0]
+      ? { key: value[0], id: value[1] }
+      : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Reads a list's query: `limit`, `cursor` and the filters the list knows. A parameter the list
+ * does not take, or one given twice, is refused rather than silently ignored.
+ */
+export class QueryReader {
+  private readonly problems: Violation[] = []
+
+  constructor(
+    private readonly query: RawQuery,
+    known: ReadonlyArray<string>,
+  ) {
+    for (const key of Object.keys(query)) {
+      if (!['limit', 'cursor', ...known].includes(key)) this.problems.push(violation(`/${key}`, 'is not a parameter of this list'))
+    }
+  }
+
+  /** The single value of a parameter, or undefined when it is absent. */
+  single(key: string): string | undefined {
+    const value = this.query[key]
+    if (value === undefined) return undefined
+    if (typeof value === 'string') return value
+    this.problems.push(violation(`/${key}`, 'must be given at most once'))
+    return undefined
+  }
+
+  page(): PageRequest {
+    const limitText = this.single('limit')
+    let limit = defaultPageSize
+    if (limitText !== undefined) {
+      if (/^\d{1,4}$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= maxPageSize) limit = Number(limitText)
+      else this.problems.push(violation('/limit', `must be an integer from 1 to ${maxPageSize}`))
+    }
+    const cursorText = this.single('cursor')
+    let after: Cursor | null = null
+    if (cursorText !== undefined) {
+      after = decodeCursor(cursorText)
+      if (after === null) this.problems.push(violation('/cursor', 'is not a cursor this service issued'))
+    }
+    return { limit, after }
+  }
+
+  oneOf<V extends string>(key: string, values: ReadonlyArray<V>): V | undefined {
+    const value = this.single(key)
+    if (value === undefined) return undefined
+    if ((values as ReadonlyArray<string>).includes(value)) return value as V
+    this.problems.push(violation(`/${key}`, `must be one of ${values.join(', ')}`))
+    return undefined
+  }
+
+  dateTime(key: string): Timestamp | undefined {
+    const value = this.single(key)
+    if (value === undefined) return undefined
+    const parsed = parseDateTime(value)
+    if (parsed === null) this.problems.push(violation(`/${key}`, 'must be an ISO 8601 date-time'))
+    return parsed ?? undefined
+  }
+
+  /** The decoded value, or every problem found while reading it. */
+  result<A>(value: A): E.Either<BadQuery, A> {
+    return this.problems.length > 0 ? E.left(badQuery(this.problems)) : E.right(value)
+  }
+}

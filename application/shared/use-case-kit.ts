@@ -1,0 +1,77 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import {
+  EntityKind,
+  NotFound,
+  notFound,
+  PreconditionFailed,
+  preconditionFailed,
+  StoreUnavailable,
+  storeUnavailable,
+} from '../../domain/shared/errors'
+import { isIdOf } from '../../domain/shared/ids'
+
+/**
+ * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
+ * Versions are what the HTTP adapter shows as ETags.
+ */
+export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'versions'; readonly versions: ReadonlyArray<number> }
+
+export const checkIfMatch = (
+  entity: EntityKind,
+  record: { readonly id: string; readonly version: number },
+  ifMatch: IfMatch | undefined,
+): E.Either<PreconditionFailed, void> =>
+  ifMatch === undefined || ifMatch.kind === 'any' || ifMatch.versions.includes(record.version)
+    ? E.right(undefined)
+    : E.left(preconditionFailed(entity, record.id))
+
+/**
+ * Finds a record of the caller's organisation, or NotFound. An id that cannot be of this kind is
+ * NotFound without a trip to the store.
+ */
+export const findOrNotFound = <A>(
+  entity: EntityKind,
+  id: string,
+  find: (id: string) => TE.TaskEither<StoreUnavailable, O.Option<A>>,
+): TE.TaskEither<NotFound | StoreUnavailable, A> =>
+  isIdOf(entity, id)
+    ? pipe(
+        find(id),
+        TE.chainW(TE.fromOption(() => notFound(entity, id))),
+      )
+    : TE.left(notFound(entity, id))
+
+/** An optimistic write lost to a concurrent one; the whole read-modify-write is tried again. */
+export interface WriteConflict {
+  readonly _tag: 'WriteConflict'
+}
+
+export const writeConflict: WriteConflict = { _tag: 'WriteConflict' }
+
+/** Turns a compare-and-swap result into a conflict when another write came first. */
+export const stored = (ok: boolean): E.Either<WriteConflict, void> => (ok ? E.right(undefined) : E.left(writeConflict))
+
+/**
+ * Retries a read-modify-write that lost a race. A retry re-reads, so an If-Match that no longer
+ * holds becomes a 412 there; endless contention becomes a retryable StoreUnavailable.
+ */
+export const retryOnConflict = <E, A>(
+  attempt: () => TE.TaskEither<E | WriteConflict, A>,
+  attempts = 5,
+): TE.TaskEither<Exclude<E, WriteConflict> | StoreUnavailable, A> =>
+  pipe(
+    attempt(),
+    TE.orElseW((error) =>
+      isConflict(error)
+        ? attempts > 1
+          ? retryOnConflict(attempt, attempts - 1)
+          : TE.left(storeUnavailable('write contention: too many concurrent writes to one record'))
+        : TE.left(error as Exclude<E, WriteConflict>),
+    ),
+  )
+
+const isConflict = (error: unknown): error is WriteConflict =>
+  typeof error === 'object' && error !== null && (error as { _tag?: unknown })._tag === 'WriteConflict'

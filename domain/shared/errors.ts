@@ -1,0 +1,72 @@
+/**
+ * Expected failures, as plain tagged values. The HTTP adapter maps each tag to a status and a
+ * contract `code` in one exhaustive switch, so a new tag fails to compile until it is mapped.
+ */
+
+import { IdKind } from './ids'
+
+export type EntityKind = IdKind
+
+/** One broken rule, located by a JSON pointer into the input (`/mission/sequence/0/stageName`). */
+export interface Violation {
+  readonly path: string
+  readonly message: string
+}
+
+export interface NotFound {
+  readonly _tag: 'NotFound'
+  readonly entity: EntityKind
+  readonly id: string
+}
+
+export interface ValidationFailed {
+  readonly _tag: 'ValidationFailed'
+  readonly violations: ReadonlyArray<Violation>
+}
+
+/** A query parameter (limit, cursor, filter) that cannot be used. */
+export interface BadQuery {
+  readonly _tag: 'BadQuery'
+  readonly violations: ReadonlyArray<Violation>
+}
+
+/** The caller's precondition (If-Match) does not hold for the current version. */
+export interface PreconditionFailed {
+  readonly _tag: 'PreconditionFailed'
+  readonly entity: EntityKind
+  readonly id: string
+}
+
+/** No valid credentials: missing, unknown or revoked. Deliberately carries no detail. */
+export interface Unauthorized {
+  readonly _tag: 'Unauthorized'
+}
+
+/** The store cannot be reached or failed; the request may be retried later. */
+export interface StoreUnavailable {
+  readonly _tag: 'StoreUnavailable'
+  readonly cause: string
+}
+
+export type DomainError = NotFound | ValidationFailed | BadQuery | PreconditionFailed | Unauthorized | StoreUnavailable
+
+export const notFound = (entity: EntityKind, id: string): NotFound => ({ _tag: 'NotFound', entity, id })
+
+export const validationFailed = (violations: ReadonlyArray<Violation>): ValidationFailed => ({
+  _tag: 'ValidationFailed',
+  violations,
+})
+
+export const violation = (path: string, message: string): Violation => ({ path, message })
+
+export const badQuery = (violations: ReadonlyArray<Violation>): BadQuery => ({ _tag: 'BadQuery', violations })
+
+export const preconditionFailed = (entity: EntityKind, id: string): PreconditionFailed => ({
+  _tag: 'PreconditionFailed',
+  entity,
+  id,
+})
+
+export const unauthorized: Unauthorized = { _tag: 'Unauthorized' }
+
+export const storeUnavailable = (cause: string): StoreUnavailable => ({ _tag: 'StoreUnavailable', cause })
