@@ -1,0 +1,97 @@
+import Router from '@koa/router'
+import * as E from 'fp-ts/Either'
+import Koa, { Context, Next } from 'koa'
+import { randomUUID } from 'node:crypto'
+import { Logger } from 'pino'
+import { Core } from '../../../application/core'
+import { internalErrorProblem, problemOf } from './problem'
+import { renderProblem } from './respond'
+import { actionRoutes } from './routes/action-routes'
+import { aiAgentRoutes } from './routes/ai-agent-routes'
+import { conversationRoutes } from './routes/conversation-routes'
+import { healthRoutes, Readiness } from './routes/health-routes'
+import { prospectRoutes } from './routes/prospect-routes'
+
+export interface HttpOptions {
+  readonly logger: Logger
+  /** Whether the store is reachable and migrated, for /readyz; ready when not given. */
+  readonly readiness?: Readiness
+}
+
+const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
+
+/** Routes that answer without a token. */
+const isPublicPath = (path: string): boolean => !(path === '/v1' || path.startsWith('/v1/')) || path === '/v1/openapi.json'
+
+const bearer = /^Bearer +([^\s]+) *$/i
+
+/** Koa over the use cases: the only place that knows about HTTP. */
+export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
+  const app = new Koa()
+  app.proxy = false
+  const router = new Router()
+  healthRoutes(router, options.readiness)
+  actionRoutes(router, core)
+  aiAgentRoutes(router, core)
+  conversationRoutes(router, core)
+  prospectRoutes(router, core)
+
+  // Outermost: request id, one log line per request, and the last line of defence against throws.
+  app.use(async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint()
+    const offered = ctx.get('X-Request-Id')
+    const requestId = safeRequestId.test(offered) ? offered : randomUUID()
+    ctx.set('X-Request-Id', requestId)
+    ctx.set('X-Content-Type-Options', 'nosniff')
+    ctx.set('Cache-Control', 'no-store')
+    try {
+      await next()
+    } catch (error) {
+      options.logger.error({ err: error, requestId }, 'unhandled error')
+      renderProblem(ctx, internalErrorProblem)
+    }
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6
+    const storeFailure: unknown = ctx.state.storeFailure
+    options.logger.info(
+      {
+        requestId,
+        method: ctx.method,
+        route: ctx._matchedRoute ?? null,
+        status: ctx.status,
+        durationMs: Math.round(durationMs * 100) / 100,
+        orgId: (ctx.state.caller as { orgId?: string } | undefined)?.orgId ?? null,
+        ...(storeFailure === undefined ? {} : { storeFailure }),
+      },
+      'request',
+    )
+  })
+
+  // Authentication comes before routing, so a caller without a token learns nothing of the routes.
+  app.use(async (ctx: Context, next: Next) => {
+    if (isPublicPath(ctx.path)) return next()
+    const match = bearer.exec(ctx.get('Authorization'))
+    if (match === null) return renderProblem(ctx, problemOf({ _tag: 'Unauthorized' }))
+    const result = await core.authenticate(match[1])()
+    if (E.isLeft(result)) {
+      if (result.left._tag === 'StoreUnavailable') ctx.state.storeFailure = result.left.cause
+      return renderProblem(ctx, problemOf(result.left))
+    }
+    ctx.state.caller = result.right
+    return next()
+  })
+
+  app.use(router.routes())
+
+  // Nothing routed: a known path with another method is 405 with Allow, anything else 404.
+  app.use(async (ctx: Context) => {
+    const matched = router.match(ctx.path, ctx.method)
+    const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))]
+    renderProblem(
+      ctx,
+      problemOf(allowed.length > 0 ? { _tag: 'MethodNotAllowed', allowed } : { _tag: 'RouteNotFound' }),
+    )
+  })
+
+  app.silent = true
+  return app
+}

@@ -1,0 +1,134 @@
+import { absurd } from 'fp-ts/function'
+import { DomainError, Violation } from '../../../domain/shared/errors'
+
+/** Failures that only exist at the HTTP edge: the request itself is unusable. */
+export type HttpFailure =
+  | { readonly _tag: 'MalformedJson'; readonly detail: string }
+  | { readonly _tag: 'UnsupportedMediaType'; readonly accepted: ReadonlyArray<string> }
+  | { readonly _tag: 'PayloadTooLarge'; readonly limitBytes: number }
+  | { readonly _tag: 'BadHeader'; readonly header: string; readonly detail: string }
+  | { readonly _tag: 'RouteNotFound' }
+  | { readonly _tag: 'MethodNotAllowed'; readonly allowed: ReadonlyArray<string> }
+
+export type Failure = DomainError | HttpFailure
+
+export interface Problem {
+  readonly status: number
+  readonly code: string
+  readonly title: string
+  readonly detail: string
+  readonly errors?: ReadonlyArray<Violation>
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** How long a client should wait before retrying when the store is unavailable. */
+export const retryAfterSeconds = 5
+
+const entityNames: Record<string, string> = {
+  action: 'action',
+  'ai-agent': 'AI agent',
+  conversation: 'conversation',
+  prospect: 'prospect',
+  organisation: 'organisation',
+  token: 'token',
+  'webhook-delivery': 'webhook delivery',
+}
+
+/** The one place where failures become statuses and the contract's stable codes. */
+export const problemOf = (failure: Failure): Problem => {
+  switch (failure._tag) {
+    case 'ValidationFailed':
+      return {
+        status: 422,
+        code: 'validation_failed',
+        title: 'Validation failed',
+        detail: `The request breaks ${failure.violations.length} rule${failure.violations.length === 1 ? '' : 's'}; see errors.`,
+        errors: failure.violations,
+      }
+    case 'BadQuery':
+      return {
+        status: 400,
+        code: 'bad_query',
+        title: 'Bad query parameter',
+        detail: 'A query parameter cannot be used; see errors.',
+        errors: failure.violations,
+      }
+    case 'NotFound':
+      return {
+        status: 404,
+        code: 'not_found',
+        title: 'Not found',
+        detail: `No ${entityNames[failure.entity]} with id ${JSON.stringify(failure.id)} exists.`,
+      }
+    case 'PreconditionFailed':
+      return {
+        status: 412,
+        code: 'precondition_failed',
+        title: 'Precondition failed',
+        detail: `The ${entityNames[failure.entity]} has changed: If-Match does not match its current ETag.`,
+      }
+    case 'Unauthorized':
+      return {
+        status: 401,
+        code: 'unauthorized',
+        title: 'Unauthorized',
+        detail: 'A valid bearer token is required: Authorization: Bearer <token>.',
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      }
+    case 'StoreUnavailable':
+      return {
+        status: 503,
+        code: 'unavailable',
+        title: 'Service unavailable',
+        detail: 'The database cannot be reached right now; retry later.',
+        headers: { 'Retry-After': String(retryAfterSeconds) },
+      }
+    case 'MalformedJson':
+      return { status: 400, code: 'malformed_json', title: 'Malformed JSON', detail: failure.detail }
+    case 'UnsupportedMediaType':
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        title: 'Unsupported media type',
+        detail: `Send the body as ${failure.accepted.join(' or ')}.`,
+      }
+    case 'PayloadTooLarge':
+      return {
+        status: 413,
+        code: 'payload_too_large',
+        title: 'Payload too large',
+        detail: `The body is larger than ${failure.limitBytes} bytes.`,
+      }
+    case 'BadHeader':
+      return { status: 400, code: 'bad_header', title: 'Bad header', detail: `${failure.header}: ${failure.detail}` }
+    case 'RouteNotFound':
+      return { status: 404, code: 'not_found', title: 'Not found', detail: 'No such route.' }
+    case 'MethodNotAllowed':
+      return {
+        status: 405,
+        code: 'method_not_allowed',
+        title: 'Method not allowed',
+        detail: `This route accepts ${failure.allowed.join(', ')}.`,
+        headers: { Allow: failure.allowed.join(', ') },
+      }
+    default:
+      return absurd(failure)
+  }
+}
+
+/** The RFC 9457 body of a problem. */
+export const problemBody = (problem: Problem): Record<string, unknown> => ({
+  type: `https://switchboard.dev/problems/${problem.code.replace(/_/g, '-')}`,
+  title: problem.title,
+  status: problem.status,
+  detail: problem.detail,
+  code: problem.code,
+  ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+})
+
+export const internalErrorProblem: Problem = {
+  status: 500,
+  code: 'internal_error',
+  title: 'Internal server error',
+  detail: 'Something went wrong on our side; the request id identifies it in our logs.',
+}

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto'
+import * as E from 'fp-ts/Either'
+import * as TE from 'fp-ts/TaskEither'
+import { Context } from 'koa'
+import { Caller } from '../../../application/organisation/authenticate'
+import { Page } from '../../../application/ports/paging'
+import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
+import { IfMatch } from '../../../application/shared/use-case-kit'
+import { Failure, HttpFailure, Problem, problemBody, problemOf } from './problem'
+
+export const renderProblem = (ctx: Context, problem: Problem): void => {
+  ctx.status = problem.status
+  for (const [name, value] of Object.entries(problem.headers ?? {})) ctx.set(name, value)
+  ctx.body = problemBody(problem)
+  ctx.type = 'application/problem+json'
+}
+
+/** Runs a use case and renders its failure as a problem, or its value with `onSuccess`. */
+export const reply = async <A>(ctx: Context, task: TE.TaskEither<Failure, A>, onSuccess: (value: A) => void): Promise<void> => {
+  const result = await task()
+  if (E.isLeft(result)) {
+    if (result.left._tag === 'StoreUnavailable') ctx.state.storeFailure = result.left.cause
+    renderProblem(ctx, problemOf(result.left))
+  } else onSuccess(result.right)
+}
+
+/** The caller the authentication middleware established for this /v1 request. */
+export const callerOf = (ctx: Context): Caller => ctx.state.caller as Caller
+
+export const etagOf = (version: number): string => `"${version}"`
+
+/** A strong ETag from the representation itself, for records that carry no version. */
+const contentTag = (body: object): string =>
+  `"c${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 22)}"`
+
+export const sendRecord = (ctx: Context, status: number, body: object, version?: number): void => {
+  ctx.status = status
+  ctx.set('ETag', version === undefined ? contentTag(body) : etagOf(version))
+  ctx.body = body
+}
+
+export const sendCreated = (ctx: Context, location: string, body: object, version: number): void => {
+  ctx.set('Location', location)
+  sendRecord(ctx, 201, body, version)
+}
+
+/** A page as a JSON array, with a `Link: <…>; rel="next"` header while more remain. */
+export const sendPage = <T>(ctx: Context, page: Page<T>, toJson: (item: T) => object): void => {
+  if (page.next !== null) {
+    const next = new URL(ctx.originalUrl, ctx.origin)
+    next.searchParams.set('cursor', encodeCursor(page.next))
+    ctx.set('Link', `<${next.toString()}>; rel="next"`)
+  }
+  ctx.status = 200
+  ctx.body = page.items.map(toJson)
+}
+
+export const queryOf = (ctx: Context): RawQuery => ctx.query as RawQuery
+
+const entityTag = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/
+
+/**
+ * If-Match as the use cases take it: `*`, or the versions its strong tags name. A weak tag or a
+ * tag that is no version of ours is well-formed but matches nothing (strong comparison).
+ */
+export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
+  const header = ctx.get('If-Match').trim()
+  if (header === '') return E.right(undefined)
+  if (header === '*') return E.right({ kind: 'any' })
+  const versions: number[] = []
+  for (const part of header.split(',')) {
+    const tag = entityTag.exec(part.trim())
+    if (tag === null) {
+      return E.left({ _tag: 'BadHeader', header: 'If-Match', detail: 'must be * or a list of entity tags such as "3"' })
+    }
+    if (tag[1] === undefined && /^\d{1,15}$/.test(tag[2])) versions.push(Number(tag[2]))
+  }
+  return E.right({ kind: 'versions', versions })
+}

@@ -1,0 +1,47 @@
+import Router from '@koa/router'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { Core } from '../../../../application/core'
+import { readJsonObject } from '../json-body'
+import { conversationJson } from '../representations'
+import { callerOf, ifMatchOf, queryOf, reply, sendCreated, sendPage, sendRecord } from '../respond'
+
+export const conversationRoutes = (router: Router, core: Core): void => {
+  router.post('/v1/conversations', (ctx) =>
+    reply(
+      ctx,
+      pipe(
+        readJsonObject(ctx),
+        TE.chainW((body) => core.createConversation(callerOf(ctx), body)),
+      ),
+      (conversation) =>
+        sendCreated(ctx, `/v1/conversations/${conversation.id}`, conversationJson(conversation), conversation.version),
+    ),
+  )
+
+  router.get('/v1/conversations', (ctx) =>
+    reply(ctx, core.listConversations(callerOf(ctx), queryOf(ctx)), (page) => sendPage(ctx, page, conversationJson)),
+  )
+
+  router.get('/v1/conversations/:id', (ctx) =>
+    reply(ctx, core.getConversation(callerOf(ctx), ctx.params.id), (conversation) =>
+      sendRecord(ctx, 200, conversationJson(conversation), conversation.version),
+    ),
+  )
+
+  router.patch('/v1/conversations/:id', (ctx) =>
+    reply(
+      ctx,
+      pipe(
+        TE.fromEither(ifMatchOf(ctx)),
+        TE.chainW((ifMatch) =>
+          pipe(
+            readJsonObject(ctx, { mergePatch: true }),
+            TE.chainW((patch) => core.patchConversation(callerOf(ctx), ctx.params.id, patch, ifMatch)),
+          ),
+        ),
+      ),
+      (conversation) => sendRecord(ctx, 200, conversationJson(conversation), conversation.version),
+    ),
+  )
+}
