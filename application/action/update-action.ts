@@ -21,8 +21,8 @@ export const updateAction = (deps: { actions: ActionRepository; clock: Clock; sc
         findOrNotFound('action', id, (found) => deps.actions.findById(actor.orgId, found)),
         TE.chainEitherKW((current) =>
           pipe(
-            decode(input),
-            E.chainFirstW(() => checkIfMatch('action', current, ifMatch)),
+            checkIfMatch('action', current, ifMatch),
+            E.chainW(() => decode(input)),
             E.map((fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now()))),
           ),
         ),

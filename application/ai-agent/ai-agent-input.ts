@@ -5,12 +5,19 @@ import { agentStatuses, AiAgentCreationFields, AiAgentFields, Mission, Voice } f
 import { arrayOf, httpUrl, jsonObject, oneOf, orNull, refined, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
-/** Region/City names (and UTC) that the runtime's time-zone database knows. */
+const canonicalZones = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
+
+/**
+ * A Region/City name (or UTC) the runtime's time-zone database knows. The formatter ignores case
+ * and resolves aliases (Asia/Kolkata and Asia/Calcutta are one zone), so a name is taken when it is
+ * canonical, resolves to itself, or is an alias of another zone, but not a case variant of one.
+ */
 const isKnownTimeZone = (zone: string): boolean => {
-  if (!/^(?:UTC|[A-Z][A-Za-z_-]*(?:\/[A-Za-z0-9_+-]+)+)$/.test(zone)) return false
+  if (canonicalZones.has(zone)) return true
+  if (!/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(zone)) return false
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone
+    return resolved === zone || resolved.toLowerCase() !== zone.toLowerCase()
   } catch {
     return false
   }

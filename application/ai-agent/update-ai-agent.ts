@@ -20,8 +20,8 @@ export const updateAiAgent =
         findOrNotFound('ai-agent', id, (found) => deps.agents.findById(actor.orgId, found)),
         TE.chainEitherKW((current) =>
           pipe(
-            decodeAiAgentFields(input),
-            E.chainFirstW(() => checkIfMatch('ai-agent', current, ifMatch)),
+            checkIfMatch('ai-agent', current, ifMatch),
+            E.chainW(() => decodeAiAgentFields(input)),
             E.map((fields) => replaceAiAgent(current, fields, touched(current, actorName(actor), deps.clock.now()))),
           ),
         ),

@@ -22,10 +22,7 @@ const dialogLine = strictObject(
 
 const comment = strictObject('Comment', { comment: text(1, 2048) }, { rating: integer(1, 5) })
 
-const analytics = strictObject(
-  'ConversationAnalytics',
-  {},
-  {
+const analyticsFields = {
     summary: text(0),
     action_items: arrayOf(text(0)),
     is_audio_consent_given: boolean,
@@ -35,8 +32,9 @@ const analytics = strictObject(
     address_of_caller: text(0, 2048),
     sentiment_of_caller: text(0, 512),
     prospectStatus: text(1, 512),
-  },
-)
+}
+
+const analytics = strictObject('ConversationAnalytics', {}, analyticsFields)
 
 const required = {
   source: text(1, 512),
@@ -56,6 +54,16 @@ const optional = {
 const audit = ['id', 'orgId', 'prospectId', 'aiAgentId', 'status', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
 
 export const conversationCreateCodec = strictObject('Conversation', { ...required, agentId: text(1, 512) }, optional, audit)
+
+/**
+ * The keys a merge patch may name, by depth: a `null` removes its key before decoding sees the
+ * result, so a patch is checked against these first. Arrays are replaced whole and need no entry.
+ */
+export const patchableKeys = {
+  keys: [...Object.keys(required), ...Object.keys(optional)],
+  nested: { conversationAnalytics: Object.keys(analyticsFields) } as Readonly<Record<string, ReadonlyArray<string>>>,
+  readOnly: [...audit, 'agentId'],
+}
 
 /** What a merge patch must leave behind: the create fields but agentId, which is fixed. */
 export const conversationContentCodec = strictObject('Conversation', required, optional, [...audit, 'agentId'])

@@ -4,20 +4,52 @@ import * as TE from 'fp-ts/TaskEither'
 import { contentOfConversation, Conversation, reviseConversation } from '../../domain/conversation/conversation'
 import { newProspect, ProspectStats } from '../../domain/prospect/prospect'
 import { Actor, actorName, touched } from '../../domain/shared/audit'
-import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
+import {
+  NotFound,
+  PreconditionFailed,
+  StoreUnavailable,
+  ValidationFailed,
+  validationFailed,
+  Violation,
+  violation,
+} from '../../domain/shared/errors'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { applyMergePatch } from '../shared/merge-patch'
 import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
-import { decodeConversationContent } from './conversation-input'
+import { decodeConversationContent, patchableKeys } from './conversation-input'
 import { prospectSourceOf } from './prospect-source'
 
 export type PatchConversationError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
 
-const withoutNulls = (record: object): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null))
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** Keys the patch names that the conversation does not have; checked before merging erases `null`s. */
+const foreignKeysOf = (patch: unknown): ReadonlyArray<Violation> => {
+  if (!isObject(patch)) return []
+  const problems: Violation[] = []
+  for (const [key, value] of Object.entries(patch)) {
+    if (patchableKeys.readOnly.includes(key)) problems.push(violation(`/${key}`, 'is read-only and cannot be written'))
+    else if (!patchableKeys.keys.includes(key)) problems.push(violation(`/${key}`, 'is not an accepted field'))
+    else if (isObject(value) && patchableKeys.nested[key] !== undefined) {
+      for (const inner of Object.keys(value)) {
+        if (!patchableKeys.nested[key].includes(inner)) problems.push(violation(`/${key}/${inner}`, 'is not an accepted field'))
+      }
+    }
+  }
+  return problems
+}
+
+/** The patched conversation, decoded; foreign keys are reported with every other violation. */
+const decodePatched = (current: Conversation, patch: unknown) => {
+  const foreign = foreignKeysOf(patch)
+  const decoded = decodeConversationContent(applyMergePatch(contentOfConversation(current), patch))
+  if (foreign.length === 0) return decoded
+  const others = E.isLeft(decoded) ? decoded.left.violations.filter((v) => !foreign.some((f) => f.path === v.path)) : []
+  return E.left(validationFailed([...foreign, ...others]))
+}
 
 /** Recounts a prospect from its conversations, after one of them moved in time or away. */
 const refreshStats = (repos: Repositories, orgId: string, prospectId: string | null): TE.TaskEither<StoreUnavailable, void> =>
@@ -41,8 +73,8 @@ export const patchConversation =
           findOrNotFound('conversation', id, (found) => repos.conversations.findById(actor.orgId, found)),
           TE.chainEitherKW((current) =>
             pipe(
-              decodeConversationContent(applyMergePatch(withoutNulls(contentOfConversation(current)), patch)),
-              E.chainFirstW(() => checkIfMatch('conversation', current, ifMatch)),
+              checkIfMatch('conversation', current, ifMatch),
+              E.chainW(() => decodePatched(current, patch)),
               E.map((content) => ({ current, content })),
             ),
           ),

@@ -15,6 +15,9 @@ const codePoints = (s: string): number => {
   return n
 }
 
+/** Own keys only: `constructor` or `__proto__` in a body must not pass as known fields. */
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key)
+
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u)
 
@@ -207,7 +210,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
       const errors: t.ValidationError[] = []
       const out: Record<string, unknown> = {}
       for (const key of Object.keys(u)) {
-        if (!(key in required) && !(key in optional)) {
+        if (!hasOwn(required, key) && !hasOwn(optional, key)) {
           const message = readOnly.includes(key) ? 'is read-only and cannot be written' : 'is not an accepted field'
           errors.push({ value: u[key], context: t.appendContext(c, key, t.never, u[key]), message })
         }

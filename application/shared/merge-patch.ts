@@ -7,8 +7,9 @@ export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
   const base: Record<string, unknown> =
     typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {}
   for (const [key, value] of Object.entries(patch)) {
+    // defineProperty, not assignment: a `__proto__` key in the patch must stay a plain key.
     if (value === null) delete base[key]
-    else base[key] = applyMergePatch(base[key], value)
+    else Object.defineProperty(base, key, { value: applyMergePatch(base[key], value), enumerable: true, writable: true, configurable: true })
   }
   return base
 }

@@ -1,0 +1,105 @@
+import { expect } from 'chai'
+import { defaultPageSize, encodeCursor, maxPageSize, QueryReader } from '../../../../application/shared/list-query'
+import { right, violations } from '../helpers'
+
+const pageOf = (query: Record<string, string | string[] | undefined>, known: string[] = []) => {
+  const reader = new QueryReader(query, known)
+  return reader.result(reader.page())
+}
+
+describe('QueryReader', () => {
+  describe('page', () => {
+    it('defaults to the first page of 100', () => {
+      expect(defaultPageSize).to.equal(100)
+      expect(right(pageOf({}))).to.deep.equal({ limit: 100, after: null })
+    })
+
+    it('takes limits 1 and 500', () => {
+      expect(maxPageSize).to.equal(500)
+      expect(right(pageOf({ limit: '1' })).limit).to.equal(1)
+      expect(right(pageOf({ limit: '500' })).limit).to.equal(500)
+      expect(right(pageOf({ limit: '037' })).limit).to.equal(37)
+    })
+
+    for (const limit of ['0', '501', '-1', '1.5', '1e2', ' 5', 'ten', '', '10000', '+5']) {
+      it(`refuses limit ${JSON.stringify(limit)}`, () => {
+        expect(violations(pageOf({ limit }), 'BadQuery')).to.deep.equal([{ path: '/limit', message: 'must be an integer from 1 to 500' }])
+      })
+    }
+
+    it('reads back a cursor it encoded', () => {
+      const cursor = { key: '2026-03-01T09:30:00.000Z', id: 'act.000007' }
+      expect(right(pageOf({ cursor: encodeCursor(cursor), limit: '2' }))).to.deep.equal({ limit: 2, after: cursor })
+    })
+
+    it('encodes a cursor as URL-safe text', () => {
+      expect(encodeCursor({ key: '2026-03-01T09:30:00.000Z', id: 'con.a?b/c' })).to.match(/^[A-Za-z0-9_-]+$/)
+    })
+
+    const foreign = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    const badCursors: ReadonlyArray<[string, string]> = [
+      ['not base64url', 'abc$%^'],
+      ['empty', ''],
+      ['not JSON', Buffer.from('hello').toString('base64url')],
+      ['an object', foreign({ key: '2026-03-01T09:30:00.000Z', id: 'x' })],
+      ['a one-element array', foreign(['2026-03-01T09:30:00.000Z'])],
+      ['a non-canonical time', foreign(['2026-03-01T09:30:00Z', 'act.1'])],
+      ['an impossible time', foreign(['2026-02-30T09:30:00.000Z', 'act.1'])],
+      ['a numeric id', foreign(['2026-03-01T09:30:00.000Z', 1])],
+      ['too long', 'A'.repeat(1025)],
+    ]
+    for (const [what, cursor] of badCursors) {
+      it(`refuses a cursor that is ${what}`, () => {
+        expect(violations(pageOf({ cursor }), 'BadQuery')).to.deep.equal([{ path: '/cursor', message: 'is not a cursor this service issued' }])
+      })
+    }
+
+    it('refuses a parameter given twice', () => {
+      expect(violations(pageOf({ limit: ['1', '2'] }), 'BadQuery')).to.deep.equal([{ path: '/limit', message: 'must be given at most once' }])
+    })
+  })
+
+  it('refuses a parameter the list does not take, and reports every problem at once', () => {
+    expect(violations(pageOf({ sort: 'name', limit: '0', cursor: '!' }), 'BadQuery')).to.deep.equal([
+      { path: '/sort', message: 'is not a parameter of this list' },
+      { path: '/limit', message: 'must be an integer from 1 to 500' },
+      { path: '/cursor', message: 'is not a cursor this service issued' },
+    ])
+  })
+
+  it('takes the parameters it is told about', () => {
+    const reader = new QueryReader({ status: 'ended' }, ['status'])
+    expect(right(reader.result(reader.oneOf('status', ['active', 'ended'])))).to.equal('ended')
+  })
+
+  describe('oneOf', () => {
+    it('is undefined when absent and refuses other values', () => {
+      const reader = new QueryReader({ status: 'open' }, ['status', 'kind'])
+      expect(reader.oneOf('kind', ['a'])).to.equal(undefined)
+      expect(reader.oneOf('status', ['active', 'ended'])).to.equal(undefined)
+      expect(violations(reader.result(null), 'BadQuery')).to.deep.equal([{ path: '/status', message: 'must be one of active, ended' }])
+    })
+  })
+
+  describe('dateTime', () => {
+    it('reads a date-time in canonical UTC', () => {
+      const reader = new QueryReader({ from: '2026-03-01T10:00:00+01:00' }, ['from'])
+      expect(right(reader.result(reader.dateTime('from')))).to.equal('2026-03-01T09:00:00.000Z')
+    })
+    it('refuses an impossible or malformed one', () => {
+      const reader = new QueryReader({ from: '2026-02-30T00:00:00Z', to: 'tomorrow' }, ['from', 'to'])
+      reader.dateTime('from')
+      reader.dateTime('to')
+      expect(violations(reader.result(null), 'BadQuery').map((v) => v.path)).to.deep.equal(['/from', '/to'])
+    })
+  })
+
+  describe('single', () => {
+    it('gives the one value, or undefined', () => {
+      const reader = new QueryReader({ agentId: 'aia.1' }, ['agentId', 'prospectId'])
+      expect(reader.single('agentId')).to.equal('aia.1')
+      expect(reader.single('prospectId')).to.equal(undefined)
+      expect(right(reader.result('ok'))).to.equal('ok')
+    })
+  })
+})
