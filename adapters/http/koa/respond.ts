@@ -44,13 +44,24 @@ export const sendCreated = (ctx: Context, location: string, body: object, versio
   sendRecord(ctx, 201, body, version)
 }
 
+/**
+ * The request's own URL with the next cursor: absolute when the Host header makes a valid URL,
+ * else relative to the request (RFC 8288 allows both).
+ */
+const nextPageUrl = (ctx: Context, cursor: string): string => {
+  const relative = new URL(ctx.originalUrl, 'http://relative.invalid')
+  relative.searchParams.set('cursor', cursor)
+  const pathAndQuery = `${relative.pathname}${relative.search}`
+  try {
+    return new URL(pathAndQuery, `${ctx.protocol}://${ctx.host}`).toString()
+  } catch {
+    return pathAndQuery
+  }
+}
+
 /** A page as a JSON array, with a `Link: <…>; rel="next"` header while more remain. */
 export const sendPage = <T>(ctx: Context, page: Page<T>, toJson: (item: T) => object): void => {
-  if (page.next !== null) {
-    const next = new URL(ctx.originalUrl, ctx.origin)
-    next.searchParams.set('cursor', encodeCursor(page.next))
-    ctx.set('Link', `<${next.toString()}>; rel="next"`)
-  }
+  if (page.next !== null) ctx.set('Link', `<${nextPageUrl(ctx, encodeCursor(page.next))}>; rel="next"`)
   ctx.status = 200
   ctx.body = page.items.map(toJson)
 }

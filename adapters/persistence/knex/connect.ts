@@ -1,0 +1,59 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import knex, { Knex } from 'knex'
+
+export interface KnexConnectOptions {
+  /** Connections per process for PostgreSQL. SQLite always uses one (see below). */
+  readonly poolMax?: number
+}
+
+interface SqliteConnection {
+  exec(sql: string, callback: (error: Error | null) => void): void
+}
+
+const sqlitePragmas = (inMemory: boolean): string =>
+  [
+    // WAL lets readers work beside the writer; an in-memory database has no journal file to switch.
+    ...(inMemory ? [] : ['PRAGMA journal_mode = WAL']),
+    'PRAGMA synchronous = NORMAL',
+    'PRAGMA busy_timeout = 5000',
+    'PRAGMA foreign_keys = ON',
+  ].join('; ')
+
+const connectSqlite = (filename: string): Knex => {
+  const inMemory = filename === ':memory:'
+  return knex({
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // One connection: an in-memory database lives and dies with it, and a single writer
+      // connection never meets SQLITE_BUSY when a transaction's read lock must become a write lock.
+      min: 1,
+      max: 1,
+      afterCreate: (connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) => {
+        connection.exec(sqlitePragmas(inMemory), (error) => done(error, connection))
+      },
+    },
+  })
+}
+
+/**
+ * A Knex instance for `sqlite:<path>` (its folder created on demand), `sqlite::memory:` or
+ * `postgres://user:pass@host:port/db`. Throws for any other form, naming only its scheme.
+ */
+export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {}): Knex => {
+  if (databaseUrl === 'sqlite::memory:') return connectSqlite(':memory:')
+  if (databaseUrl.startsWith('sqlite:')) {
+    const filename = databaseUrl.slice('sqlite:'.length)
+    if (filename === '') throw new Error('DATABASE_URL: sqlite: needs a file path, as in sqlite:./data/switchboard.sqlite')
+    // A `file:` URI names its file in its own syntax; only a plain path gets its folder made.
+    if (!filename.startsWith('file:')) mkdirSync(dirname(resolve(filename)), { recursive: true })
+    return connectSqlite(filename)
+  }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: options.poolMax ?? 10 } })
+  }
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? 'a URL without a scheme'
+  throw new Error(`DATABASE_URL: ${scheme} is not supported; use sqlite:<path>, sqlite::memory: or postgres://…`)
+}

@@ -1,0 +1,48 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { ActionRepository } from '../../../application/ports/action-repository'
+import { Action } from '../../../domain/action/action'
+import { attempt } from './attempt'
+import { keysetPage, pageOfRows } from './keyset-page'
+import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
+
+const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
+
+/** Actions in `db`, a Knex instance or a transaction. Links go with their action by ON DELETE CASCADE. */
+export const knexActionRepository = (db: Knex): ActionRepository => ({
+  findById: (orgId, id) =>
+    attempt(async () => {
+      const row: ActionRow | undefined = await db('actions').where({ org_id: orgId, id }).first()
+      return O.fromNullable(row === undefined ? undefined : actionFromRow(row))
+    }),
+  list: (orgId, page) =>
+    attempt(async () => {
+      const rows: ActionRow[] = await db('actions').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      return pageOfRows(rows, page, actionFromRow, cursorOf)
+    }),
+  listLinkedToAgent: (orgId, agentId, page) =>
+    attempt(async () => {
+      const rows: ActionRow[] = await db('actions as a')
+        .join('agent_actions as l', 'l.action_id', 'a.id')
+        .where({ 'l.org_id': orgId, 'l.agent_id': agentId, 'a.org_id': orgId })
+        .select('a.*')
+        .modify(keysetPage('a.created_at', 'a.id', page))
+      return pageOfRows(rows, page, actionFromRow, cursorOf)
+    }),
+  insert: (action) =>
+    attempt(async () => {
+      await db('actions').insert(actionToRow(action))
+    }),
+  update: (action) =>
+    attempt(async () => {
+      const written: number = await db('actions')
+        .where({ org_id: action.orgId, id: action.id, version: action.version - 1 })
+        .update(withoutKeys(actionToRow(action)))
+      return written > 0
+    }),
+  remove: (orgId, id) =>
+    attempt(async () => {
+      const removed: number = await db('actions').where({ org_id: orgId, id }).del()
+      return removed > 0
+    }),
+})

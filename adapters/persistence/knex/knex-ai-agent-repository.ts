@@ -1,0 +1,59 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
+import { AiAgent } from '../../../domain/ai-agent/ai-agent'
+import { attempt } from './attempt'
+import { keysetPage, pageOfRows } from './keyset-page'
+import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
+
+const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
+
+/**
+ * Agents and their links in `db`, a Knex instance or a transaction. Removing an agent drops its
+ * links by ON DELETE CASCADE; conversations keep its id, having no foreign key to it.
+ */
+export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
+  findById: (orgId, id) =>
+    attempt(async () => {
+      const row: AiAgentRow | undefined = await db('ai_agents').where({ org_id: orgId, id }).first()
+      return O.fromNullable(row === undefined ? undefined : aiAgentFromRow(row))
+    }),
+  list: (orgId, page) =>
+    attempt(async () => {
+      const rows: AiAgentRow[] = await db('ai_agents').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      return pageOfRows(rows, page, aiAgentFromRow, cursorOf)
+    }),
+  insert: (agent) =>
+    attempt(async () => {
+      await db('ai_agents').insert(aiAgentToRow(agent))
+    }),
+  update: (agent) =>
+    attempt(async () => {
+      const written: number = await db('ai_agents')
+        .where({ org_id: agent.orgId, id: agent.id, version: agent.version - 1 })
+        .update(withoutKeys(aiAgentToRow(agent)))
+      return written > 0
+    }),
+  remove: (orgId, id) =>
+    attempt(async () => {
+      const removed: number = await db('ai_agents').where({ org_id: orgId, id }).del()
+      return removed > 0
+    }),
+  link: (orgId, agentId, actionId, at) =>
+    attempt(async () => {
+      // A link row only for two ends of this organisation: the primary key (agent_id, action_id)
+      // knows no organisation, so a stray row would block the rightful link.
+      const agent: unknown = await db('ai_agents').where({ org_id: orgId, id: agentId }).first('id')
+      const action: unknown = await db('actions').where({ org_id: orgId, id: actionId }).first('id')
+      if (agent === undefined || action === undefined) return
+      await db('agent_actions')
+        .insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at })
+        .onConflict(['agent_id', 'action_id'])
+        .ignore()
+    }),
+  unlink: (orgId, agentId, actionId) =>
+    attempt(async () => {
+      const removed: number = await db('agent_actions').where({ org_id: orgId, agent_id: agentId, action_id: actionId }).del()
+      return removed > 0
+    }),
+})

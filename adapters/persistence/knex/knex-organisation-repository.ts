@@ -1,0 +1,25 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { OrganisationRepository } from '../../../application/ports/organisation-repository'
+import { attempt } from './attempt'
+import { organisationFromRow, OrganisationRow, organisationToRow } from './rows'
+
+export const knexOrganisationRepository = (db: Knex): OrganisationRepository => ({
+  insert: (organisation) =>
+    attempt(async () => {
+      await db('organisations').insert(organisationToRow(organisation)).onConflict('name').ignore()
+      // The id is new, so finding it means this insert is the one that stored it.
+      const stored: unknown = await db('organisations').where('id', organisation.id).first('id')
+      return stored !== undefined
+    }),
+  findById: (id) =>
+    attempt(async () => {
+      const row: OrganisationRow | undefined = await db('organisations').where('id', id).first()
+      return O.fromNullable(row === undefined ? undefined : organisationFromRow(row))
+    }),
+  list: () =>
+    attempt(async () => {
+      const rows: OrganisationRow[] = await db('organisations').orderBy([{ column: 'created_at' }, { column: 'id' }])
+      return rows.map(organisationFromRow)
+    }),
+})

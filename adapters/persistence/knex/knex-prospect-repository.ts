@@ -1,0 +1,39 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { ProspectRepository } from '../../../application/ports/prospect-repository'
+import { Prospect } from '../../../domain/prospect/prospect'
+import { attempt } from './attempt'
+import { keysetPage, pageOfRows } from './keyset-page'
+import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
+
+const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospect.id })
+
+export const knexProspectRepository = (db: Knex): ProspectRepository => ({
+  findById: (orgId, id) =>
+    attempt(async () => {
+      const row: ProspectRow | undefined = await db('prospects').where({ org_id: orgId, id }).first()
+      return O.fromNullable(row === undefined ? undefined : prospectFromRow(row))
+    }),
+  list: (orgId, page) =>
+    attempt(async () => {
+      const rows: ProspectRow[] = await db('prospects').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      return pageOfRows(rows, page, prospectFromRow, cursorOf)
+    }),
+  findOrCreate: (candidate) =>
+    attempt(async () => {
+      // The unique (org_id, source) index settles races: a losing insert does nothing (on
+      // PostgreSQL it waits for the winner's commit), and the select then finds the winner.
+      await db('prospects').insert(prospectToRow(candidate)).onConflict(['org_id', 'source']).ignore()
+      const row: ProspectRow | undefined = await db('prospects').where({ org_id: candidate.orgId, source: candidate.source }).first()
+      if (row === undefined) throw new Error(`prospect of source ${JSON.stringify(candidate.source)} neither inserted nor found`)
+      return prospectFromRow(row)
+    }),
+  saveStats: (orgId, id, stats) =>
+    attempt(async () => {
+      await db('prospects').where({ org_id: orgId, id }).update({
+        conversation_count: stats.conversationCount,
+        first_conversation_at: stats.firstConversationAt,
+        last_conversation_at: stats.lastConversationAt,
+      })
+    }),
+})

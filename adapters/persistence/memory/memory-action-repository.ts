@@ -1,0 +1,37 @@
+import { ActionRepository } from '../../../application/ports/action-repository'
+import { Action } from '../../../domain/action/action'
+import { insertNew, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
+import { pageOfRecords } from './memory-paging'
+
+const createdAtOf = (action: Action): string => action.createdAt
+
+export const memoryActionRepository = (access: MemoryAccess): ActionRepository => ({
+  findById: (orgId, id) => access((state) => ownedCopy(orgId, state.actions.get(id))),
+  list: (orgId, page) =>
+    access((state) =>
+      pageOfRecords(
+        [...state.actions.values()].filter((action) => action.orgId === orgId),
+        createdAtOf,
+        page,
+      ),
+    ),
+  listLinkedToAgent: (orgId, agentId, page) =>
+    access((state) => {
+      const linked: Action[] = []
+      for (const link of state.links.values()) {
+        const action = link.orgId === orgId && link.agentId === agentId ? state.actions.get(link.actionId) : undefined
+        if (action !== undefined && action.orgId === orgId) linked.push(action)
+      }
+      return pageOfRecords(linked, createdAtOf, page)
+    }),
+  insert: (action) => access((state) => insertNew(state.actions, action)),
+  update: (action) => access((state) => replaceIfNext(state.actions, action)),
+  remove: (orgId, id) =>
+    access((state) => {
+      const action = state.actions.get(id)
+      if (action === undefined || action.orgId !== orgId) return false
+      state.actions.delete(id)
+      for (const [key, link] of state.links) if (link.actionId === id) state.links.delete(key)
+      return true
+    }),
+})

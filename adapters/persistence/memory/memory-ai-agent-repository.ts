@@ -1,0 +1,41 @@
+import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
+import { AiAgent } from '../../../domain/ai-agent/ai-agent'
+import { insertNew, linkKey, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
+import { pageOfRecords } from './memory-paging'
+
+const createdAtOf = (agent: AiAgent): string => agent.createdAt
+
+export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository => ({
+  findById: (orgId, id) => access((state) => ownedCopy(orgId, state.agents.get(id))),
+  list: (orgId, page) =>
+    access((state) =>
+      pageOfRecords(
+        [...state.agents.values()].filter((agent) => agent.orgId === orgId),
+        createdAtOf,
+        page,
+      ),
+    ),
+  insert: (agent) => access((state) => insertNew(state.agents, agent)),
+  update: (agent) => access((state) => replaceIfNext(state.agents, agent)),
+  remove: (orgId, id) =>
+    access((state) => {
+      const agent = state.agents.get(id)
+      if (agent === undefined || agent.orgId !== orgId) return false
+      state.agents.delete(id)
+      for (const [key, link] of state.links) if (link.agentId === id) state.links.delete(key)
+      return true
+    }),
+  link: (orgId, agentId, actionId, at) =>
+    access((state) => {
+      // Like the SQL store: nothing is linked unless both ends exist in this organisation.
+      if (state.agents.get(agentId)?.orgId !== orgId || state.actions.get(actionId)?.orgId !== orgId) return
+      const key = linkKey(agentId, actionId)
+      if (!state.links.has(key)) state.links.set(key, { orgId, agentId, actionId, createdAt: at })
+    }),
+  unlink: (orgId, agentId, actionId) =>
+    access((state) => {
+      const key = linkKey(agentId, actionId)
+      if (state.links.get(key)?.orgId !== orgId) return false
+      return state.links.delete(key)
+    }),
+})

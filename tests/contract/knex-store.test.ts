@@ -1,0 +1,85 @@
+import { expect } from 'chai'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Knex } from 'knex'
+import { connectKnex } from '../../adapters/persistence/knex/connect'
+import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
+import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
+
+const pragma = async (knex: Knex, name: string): Promise<unknown> => {
+  const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`)
+  return Object.values(rows[0])[0]
+}
+
+/** What only the Knex adapter does: reading DATABASE_URL, connection settings, migrations. */
+describe('knex store', () => {
+  let folder: string
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'switchboard-knex-'))
+  })
+  afterEach(() => rm(folder, { recursive: true, force: true }))
+
+  describe('connectKnex', () => {
+    it('opens a sqlite file in a folder it creates, with WAL, foreign keys and a busy timeout', async () => {
+      const file = join(folder, 'nested', 'deeper', 'db.sqlite')
+      const knex = connectKnex(`sqlite:${file}`)
+      try {
+        expect(await pragma(knex, 'journal_mode')).to.equal('wal')
+        expect(await pragma(knex, 'foreign_keys')).to.equal(1)
+        expect(await pragma(knex, 'busy_timeout')).to.equal(5000)
+        expect(await pragma(knex, 'synchronous')).to.equal(1)
+        expect(existsSync(file)).to.equal(true)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('opens an in-memory sqlite database with foreign keys', async () => {
+      const knex = connectKnex('sqlite::memory:')
+      try {
+        expect(await pragma(knex, 'foreign_keys')).to.equal(1)
+        expect(await pragma(knex, 'journal_mode')).to.equal('memory')
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('refuses other URLs, naming the scheme but never the rest', () => {
+      expect(() => connectKnex('mysql://user:secret@host/db')).to.throw(/DATABASE_URL: mysql: is not supported/)
+      expect(() => connectKnex('mysql://user:secret@host/db')).not.to.throw(/secret/)
+      expect(() => connectKnex('sqlite:')).to.throw(/DATABASE_URL/)
+      expect(() => connectKnex('just-a-path.sqlite')).to.throw(/DATABASE_URL/)
+    })
+  })
+
+  describe('migrations', () => {
+    it('lists what is pending, applies it once, and then has nothing pending', async () => {
+      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+      try {
+        expect(await pendingMigrations(knex)).to.deep.equal(['001-initial-schema'])
+        expect(await migrateToLatest(knex)).to.deep.equal(['001-initial-schema'])
+        expect(await pendingMigrations(knex)).to.deep.equal([])
+        expect(await migrateToLatest(knex)).to.deep.equal([])
+        for (const table of ['organisations', 'api_tokens', 'actions', 'ai_agents', 'agent_actions', 'prospects', 'conversations']) {
+          expect(await knex.schema.hasTable(table), table).to.equal(true)
+        }
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('undoes the initial schema completely', async () => {
+      const knex = connectKnex('sqlite::memory:')
+      try {
+        await migrateToLatest(knex)
+        await initialSchema.down(knex)
+        const tables: Array<{ name: string }> = await knex('sqlite_master').where('type', 'table').select('name')
+        expect(tables.map((table) => table.name).filter((name) => !name.startsWith('knex_') && !name.startsWith('sqlite_'))).to.deep.equal([])
+      } finally {
+        await knex.destroy()
+      }
+    })
+  })
+})
