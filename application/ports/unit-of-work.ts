@@ -19,7 +19,8 @@ export interface Repositories {
 export interface UnitOfWork {
   /**
    * Runs `work` in one transaction: committed when it returns Right, rolled back when it returns
-   * Left or throws, so no half of a multi-record write is ever seen.
+   * Left (which is returned) or throws (which is thrown on: a bug, not a store failure), so no half
+   * of a multi-record write is ever seen. StoreUnavailable when the store fails to begin or commit.
    */
   readonly run: <E, A>(work: (repositories: Repositories) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
 }
