@@ -1,0 +1,83 @@
+import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import { TokenRepository } from '../../application/ports/organisation-repository'
+import { ApiToken } from '../../domain/organisation/organisation'
+
+export interface TokenCacheOptions {
+  /** How long a found token is served from memory; a revoke made elsewhere shows after at most this. 0 disables. */
+  readonly ttlMs: number
+  /** The most tokens kept; the least recently used goes first. */
+  readonly maxEntries: number
+  /** Milliseconds of a monotonic-enough clock; tests pass a fake. */
+  readonly now?: () => number
+}
+
+interface Entry {
+  readonly token: ApiToken
+  readonly expiresAt: number
+}
+
+/**
+ * Saves a database read per authenticated request. Only hits are cached, so an unknown secret
+ * always reaches the store (a token created elsewhere works at once), and a token revoked
+ * elsewhere stops working once its entry expires. A revoke through this repository drops the
+ * entry at once.
+ */
+export const cachedTokenRepository = (inner: TokenRepository, options: TokenCacheOptions): TokenRepository => {
+  const { ttlMs, maxEntries } = options
+  const now = options.now ?? Date.now
+  if (ttlMs <= 0 || maxEntries <= 0) return inner
+
+  // Map iteration is insertion order: re-inserting on a hit keeps the least recently used first.
+  const byHash = new Map<string, Entry>()
+  // Bumped by every revoke, so a lookup that was in flight during one does not cache what it read.
+  let generation = 0
+
+  const remember = (secretHash: string, token: ApiToken): void => {
+    byHash.delete(secretHash)
+    byHash.set(secretHash, { token, expiresAt: now() + ttlMs })
+    while (byHash.size > maxEntries) {
+      const oldest = byHash.keys().next().value
+      if (oldest === undefined) break
+      byHash.delete(oldest)
+    }
+  }
+
+  const forgetToken = (id: string): void => {
+    for (const [hash, entry] of byHash) if (entry.token.id === id) byHash.delete(hash)
+  }
+
+  return {
+    insert: inner.insert,
+    listByOrganisation: inner.listByOrganisation,
+    findBySecretHash: (secretHash) => () => {
+      const cached = byHash.get(secretHash)
+      if (cached !== undefined) {
+        byHash.delete(secretHash)
+        if (cached.expiresAt > now()) {
+          byHash.set(secretHash, cached)
+          return TE.right(O.some(cached.token))()
+        }
+      }
+      const started = generation
+      return pipe(
+        inner.findBySecretHash(secretHash),
+        TE.chainFirstIOK((found) => () => {
+          if (O.isSome(found) && generation === started) remember(secretHash, found.value)
+        }),
+      )()
+    },
+    revoke: (id, at) => () => {
+      generation += 1
+      forgetToken(id)
+      return pipe(
+        inner.revoke(id, at),
+        TE.chainFirstIOK(() => () => {
+          generation += 1
+          forgetToken(id)
+        }),
+      )()
+    },
+  }
+}

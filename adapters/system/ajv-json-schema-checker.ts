@@ -1,0 +1,159 @@
+import Ajv, { ErrorObject, Options, ValidateFunction } from 'ajv'
+import Ajv2020 from 'ajv/dist/2020'
+import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
+import { JsonObject, JsonValue } from '../../domain/shared/json'
+
+type Dialect = '2020-12' | 'draft-07'
+
+const options: Options = {
+  strict: false,
+  // Unknown formats are legal in a schema; Ajv would otherwise warn on the console for each.
+  logger: false,
+  // The schema is checked against its meta-schema separately, once.
+  validateSchema: false,
+  // Never register a caller's $id: ids must not collide across organisations or pile up.
+  addUsedSchema: false,
+}
+
+const metaSchemaIds: Record<Dialect, string> = {
+  '2020-12': 'https://json-schema.org/draft/2020-12/schema',
+  'draft-07': 'http://json-schema.org/draft-07/schema',
+}
+
+const newAjv = (dialect: Dialect): Ajv => (dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options))
+
+/**
+ * One meta-schema validator per dialect, made on first use. Running it compiles nothing, so it
+ * never grows; compiling a caller's schema does (Ajv keeps every compiled function in the
+ * instance's scope), which is why `compiles` uses a throw-away instance.
+ */
+const metaValidators = new Map<Dialect, ValidateFunction>()
+
+const metaValidator = (dialect: Dialect): ValidateFunction => {
+  let validate = metaValidators.get(dialect)
+  if (validate === undefined) {
+    const found = newAjv(dialect).getSchema(metaSchemaIds[dialect])
+    if (found === undefined) throw new Error(`Ajv has no meta-schema for ${dialect}`)
+    validate = found
+    metaValidators.set(dialect, validate)
+  }
+  return validate
+}
+
+/** The dialect a `$schema` names, with or without `#`, over http or https. */
+const dialectOf = (uri: string): Dialect | null => {
+  const bare = uri.replace(/^https?:\/\//, '').replace(/#$/, '')
+  if (bare === 'json-schema.org/draft/2020-12/schema') return '2020-12'
+  if (bare === 'json-schema.org/draft-07/schema') return 'draft-07'
+  return null
+}
+
+const where = (path: string): string => `at ${path === '' ? '/' : path}`
+
+const describe = (error: ErrorObject): string => {
+  const allowed = (error.params as { allowedValues?: unknown }).allowedValues
+  return Array.isArray(allowed) ? `${error.message} (${allowed.map((v) => JSON.stringify(v)).join(', ')})` : (error.message ?? 'is invalid')
+}
+
+/**
+ * One line per location in the schema. The branches of an anyOf/oneOf are joined with "or" and
+ * the combinator's own "must match a schema in anyOf" is dropped: it says nothing the branches don't.
+ */
+const readable = (errors: ReadonlyArray<ErrorObject>): string[] => {
+  const byPath = new Map<string, ErrorObject[]>()
+  for (const error of errors) byPath.set(error.instancePath, [...(byPath.get(error.instancePath) ?? []), error])
+  return [...byPath].map(([path, group]) => {
+    const combined = group.some((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    const messages = [...new Set(group.filter((e) => !(combined && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))).map(describe))]
+    return `${where(path)}: ${messages.length === 0 ? 'is invalid' : messages.join(combined ? ', or ' : '; ')}`
+  })
+}
+
+/** Keywords whose values are data, not subschemas: a `pattern` key inside them is not a regex. */
+const dataKeywords = new Set(['enum', 'const', 'default', 'examples'])
+
+const pointerPart = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** Every (path, value) under `value` outside data keywords, for locating a compile error. */
+const walk = (value: JsonValue, path: string, visit: (key: string, value: JsonValue, path: string) => void): void => {
+  if (value === null || typeof value !== 'object') return
+  const entries: Array<[string, JsonValue]> = Array.isArray(value)
+    ? (value as ReadonlyArray<JsonValue>).map((item, index) => [String(index), item])
+    : Object.entries(value as JsonObject)
+  for (const [key, child] of entries) {
+    const childPath = `${path}/${pointerPart(key)}`
+    visit(key, child, childPath)
+    if (!dataKeywords.has(key)) walk(child, childPath, visit)
+  }
+}
+
+/** Ajv compiles patterns with the `u` flag; report a bad one where it is, not just by its text. */
+const regexProblems = (schema: JsonObject): string[] => {
+  const problems: string[] = []
+  const check = (source: string, path: string): void => {
+    try {
+      new RegExp(source, 'u')
+    } catch (error) {
+      problems.push(`${where(path)}: is not a valid regular expression (${(error as Error).message})`)
+    }
+  }
+  walk(schema, '', (key, value, path) => {
+    if (key === 'pattern' && typeof value === 'string') check(value, path)
+    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const source of Object.keys(value)) check(source, `${path}/${pointerPart(source)}`)
+    }
+  })
+  return problems
+}
+
+/** Compiling finds what the meta-schema cannot: references to nothing, ambiguous ids, bad anchors. */
+const compileProblems = (dialect: Dialect, schema: JsonObject): string[] => {
+  try {
+    newAjv(dialect).compile(schema)
+    return []
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const missing = /^can't resolve reference (.+) from id /.exec(message)?.[1]
+    let path: string | null = null
+    if (missing !== undefined) {
+      walk(schema, '', (key, value, at) => {
+        if (path === null && key === '$ref' && value === missing) path = at
+      })
+    }
+    return [path === null ? `cannot be compiled: ${message}` : `${where(path)}: cannot be resolved (${message})`]
+  }
+}
+
+const problemsIn = (dialect: Dialect, schema: JsonObject): string[] => {
+  const validate = metaValidator(dialect)
+  if (!validate(schema)) return readable(validate.errors ?? [])
+  const regexes = regexProblems(schema)
+  return regexes.length > 0 ? regexes : compileProblems(dialect, schema)
+}
+
+/**
+ * Ajv 2020-12 or draft-07, as `$schema` says; without `$schema`, 2020-12. A schema that only
+ * draft-07 accepts (tuple `items`) gets a hint to say so, rather than being guessed at: a guess
+ * would leave 2020-12 keywords such as `prefixItems` unchecked.
+ */
+export const ajvJsonSchemaChecker: JsonSchemaChecker = {
+  problemsOf: (schema) => {
+    try {
+      const declared = schema.$schema
+      if (declared === undefined) {
+        const latest = problemsIn('2020-12', schema)
+        if (latest.length === 0 || problemsIn('draft-07', schema).length > 0) return latest
+        return [...latest, `read as draft 2020-12 because it has no $schema; for draft-07 add "$schema": "${metaSchemaIds['draft-07']}#"`]
+      }
+      if (typeof declared !== 'string') return [`${where('/$schema')}: must be a string`]
+      const dialect = dialectOf(declared)
+      if (dialect === null) {
+        return [`${where('/$schema')}: must be ${metaSchemaIds['2020-12']} or ${metaSchemaIds['draft-07']}#, not ${JSON.stringify(declared)}`]
+      }
+      return problemsIn(dialect, schema)
+    } catch (error) {
+      // A pathological schema (nesting deep enough to exhaust the stack) is invalid, not a crash.
+      return [`cannot be checked: ${error instanceof Error ? error.message : String(error)}`]
+    }
+  },
+}

@@ -1,0 +1,22 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { TokenSecrets } from '../../application/ports/token-secrets'
+
+/** The prefix lets secret scanners and people recognise a leaked Switchboard token. */
+export const secretPrefix = 'sb_'
+
+const hash = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex')
+
+/**
+ * Secrets are 256 random bits, so a fast unsalted SHA-256 is enough to store them: there is
+ * nothing to brute-force, unlike passwords.
+ */
+export const cryptoTokenSecrets: TokenSecrets = {
+  generate: () => `${secretPrefix}${randomBytes(32).toString('base64url')}`,
+  hash,
+  matches: (secretHash, presented) => {
+    const stored = Buffer.from(secretHash, 'utf8')
+    const computed = Buffer.from(hash(presented), 'utf8')
+    // Lengths differ only for a malformed stored hash; timingSafeEqual would throw on it.
+    return stored.length === computed.length && timingSafeEqual(stored, computed)
+  },
+}

@@ -1,0 +1,158 @@
+// tsyringe needs the Reflect metadata polyfill loaded before it is.
+import 'reflect-metadata'
+import type Koa from 'koa'
+import pino, { Logger } from 'pino'
+import { container as rootContainer, DependencyContainer, instanceCachingFactory } from 'tsyringe'
+import { Core, createCore } from '../application/core'
+import { createHttpApp } from '../adapters/http/koa/app'
+import { Readiness } from '../adapters/http/koa/routes/health-routes'
+import { cachedTokenRepository } from '../adapters/persistence/cached-token-repository'
+import { connectKnex } from '../adapters/persistence/knex/connect'
+import { openKnexStore } from '../adapters/persistence/knex/knex-store'
+import { migrateToLatest, pendingMigrations } from '../adapters/persistence/knex/migrator'
+import { Store } from '../adapters/persistence/store'
+import { ajvJsonSchemaChecker } from '../adapters/system/ajv-json-schema-checker'
+import { cryptoTokenSecrets } from '../adapters/system/crypto-token-secrets'
+import { libphonenumberPhoneNumbers } from '../adapters/system/libphonenumber-phone-numbers'
+import { randomIdGenerator } from '../adapters/system/random-id-generator'
+import { systemClock } from '../adapters/system/system-clock'
+import { AppConfig } from './env'
+import { Persistence, Token, Tokens } from './tokens'
+
+export { createMemoryStore } from '../adapters/persistence/memory/memory-store'
+
+/** Typed resolution: the token says what comes back. */
+export const resolve = <T>(container: DependencyContainer, token: Token<T>): T => container.resolve<T>(token)
+
+const registerValue = <T>(container: DependencyContainer, token: Token<T>, value: T): void => {
+  container.register<T>(token, { useValue: value })
+}
+
+/** Built on first resolution and shared afterwards, so nothing is made that a caller never asks for. */
+const registerFactory = <T>(container: DependencyContainer, token: Token<T>, make: (c: DependencyContainer) => T): void => {
+  container.register<T>(token, { useFactory: instanceCachingFactory<T>(make) })
+}
+
+/** Tokens kept per process; enough for every caller of a busy service, small enough to not matter. */
+const tokenCacheEntries = 10_000
+
+/** How long /readyz waits for the database before calling it unreachable. */
+const readinessTimeoutMs = 2_000
+
+const knexPersistence = (config: AppConfig): Persistence => {
+  const knex = connectKnex(config.databaseUrl, { poolMax: config.dbPoolMax })
+  return {
+    store: openKnexStore(knex),
+    migrate: () => migrateToLatest(knex),
+    pending: () => pendingMigrations(knex),
+  }
+}
+
+/** A store made elsewhere (the memory store of a test or an embedding program) has no migrations. */
+const givenPersistence = (store: Store): Persistence => ({
+  store,
+  migrate: async () => [],
+  pending: async () => [],
+})
+
+const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
+  new Promise<A>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolvePromise(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+
+/** Ready when the database answers and no migration is pending. */
+const readinessOf =
+  (persistence: Persistence): Readiness =>
+  async () => {
+    try {
+      const pending = await withTimeout(persistence.pending(), readinessTimeoutMs, 'the database check')
+      return pending.length === 0 ? { ready: true } : { ready: false, reason: `${pending.length} database migration(s) pending` }
+    } catch {
+      return { ready: false, reason: 'the database cannot be reached' }
+    }
+  }
+
+export interface ContainerOverrides {
+  /** A store to use instead of the one DATABASE_URL names (tests, embedding programs). */
+  readonly store?: Store
+  readonly logger?: Logger
+}
+
+/**
+ * One child container per configuration: adapters by value or cached factory, the use cases as
+ * one Core whose token lookups go through the cache. Only this module and tokens.ts know tsyringe.
+ */
+export const buildContainer = (config: AppConfig, overrides: ContainerOverrides = {}): DependencyContainer => {
+  const c = rootContainer.createChildContainer()
+  registerValue(c, Tokens.config, config)
+  registerFactory(c, Tokens.logger, () => overrides.logger ?? pino({ name: 'switchboard', level: config.logLevel }))
+  registerValue(c, Tokens.clock, systemClock)
+  registerValue(c, Tokens.ids, randomIdGenerator)
+  registerValue(c, Tokens.secrets, cryptoTokenSecrets)
+  registerValue(c, Tokens.phones, libphonenumberPhoneNumbers)
+  registerValue(c, Tokens.schemas, ajvJsonSchemaChecker)
+  registerFactory(c, Tokens.persistence, () => (overrides.store === undefined ? knexPersistence(config) : givenPersistence(overrides.store)))
+  registerFactory(c, Tokens.readiness, (r) => readinessOf(resolve(r, Tokens.persistence)))
+  registerFactory(c, Tokens.core, (r): Core => {
+    const { store } = resolve(r, Tokens.persistence)
+    const tokens = cachedTokenRepository(store.repositories.tokens, { ttlMs: config.tokenCacheTtlMs, maxEntries: tokenCacheEntries })
+    return createCore({
+      repositories: { ...store.repositories, tokens },
+      unitOfWork: store.unitOfWork,
+      clock: resolve(r, Tokens.clock),
+      ids: resolve(r, Tokens.ids),
+      schemas: resolve(r, Tokens.schemas),
+      phones: resolve(r, Tokens.phones),
+      secrets: resolve(r, Tokens.secrets),
+    })
+  })
+  registerFactory(c, Tokens.httpApp, (r) =>
+    createHttpApp(resolve(r, Tokens.core), { logger: resolve(r, Tokens.logger), readiness: resolve(r, Tokens.readiness) }),
+  )
+  return c
+}
+
+/** The running service's parts, wired once for `npm start`, the CLI and the tests. */
+export interface Service {
+  readonly config: AppConfig
+  readonly core: Core
+  readonly store: Store
+  readonly logger: Logger
+  /** The Koa application, built on first use (the CLI never needs it). */
+  readonly app: Koa
+  /** Applies pending migrations; the names applied, in order. */
+  readonly migrate: () => Promise<string[]>
+  readonly pendingMigrations: () => Promise<string[]>
+  /** Releases the database; safe to call twice. */
+  readonly close: () => Promise<void>
+}
+
+export const openService = async (config: AppConfig, overrides: ContainerOverrides = {}): Promise<Service> => {
+  const c = buildContainer(config, overrides)
+  const persistence = resolve(c, Tokens.persistence)
+  let closing: Promise<void> | undefined
+  return {
+    config,
+    core: resolve(c, Tokens.core),
+    store: persistence.store,
+    get logger() {
+      return resolve(c, Tokens.logger)
+    },
+    get app() {
+      return resolve(c, Tokens.httpApp)
+    },
+    migrate: persistence.migrate,
+    pendingMigrations: persistence.pending,
+    close: () => (closing ??= persistence.store.close()),
+  }
+}

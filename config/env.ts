@@ -1,0 +1,158 @@
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as t from 'io-ts'
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof logLevels)[number]
+
+/** The service's whole configuration, decoded once from the environment. */
+export interface AppConfig {
+  readonly host: string
+  readonly port: number
+  readonly databaseUrl: string
+  /** The kind of database `databaseUrl` names. */
+  readonly database: 'sqlite' | 'postgres'
+  readonly logLevel: LogLevel
+  readonly dbPoolMax: number
+  readonly tokenCacheTtlMs: number
+  readonly webhookAllowPrivateNetworks: boolean
+}
+
+export interface ConfigProblem {
+  readonly variable: string
+  /** What the variable must be, and what it was when showing it is safe. */
+  readonly message: string
+}
+
+export interface ConfigError {
+  readonly _tag: 'ConfigError'
+  readonly problems: ReadonlyArray<ConfigProblem>
+  /** Every problem in one line, each naming its variable. */
+  readonly message: string
+}
+
+/** One environment variable: its default, what it means, and what it must be (for errors and the README). */
+export interface EnvironmentVariable {
+  readonly name: string
+  readonly default: string
+  readonly meaning: string
+  readonly mustBe: string
+}
+
+export const environmentVariables = [
+  { name: 'HOST', default: '127.0.0.1', meaning: 'Address the HTTP server listens on.', mustBe: 'a host name or IP address without spaces' },
+  { name: 'PORT', default: '3000', meaning: 'TCP port of the HTTP server; 0 picks a free one.', mustBe: 'an integer from 0 to 65535' },
+  {
+    name: 'DATABASE_URL',
+    default: 'sqlite:./data/switchboard.sqlite',
+    meaning: 'Database: `sqlite:<path>` (folder created on demand), `sqlite::memory:`, or `postgres://user:pass@host:port/db`.',
+    mustBe: 'sqlite:<path>, sqlite::memory:, or a postgres:// or postgresql:// URL',
+  },
+  { name: 'LOG_LEVEL', default: 'info', meaning: 'Least severe log level written (pino, JSON lines on stdout).', mustBe: `one of ${logLevels.join(', ')}` },
+  { name: 'DB_POOL_MAX', default: '10', meaning: 'Most database connections held open at once (PostgreSQL).', mustBe: 'an integer from 1 to 100' },
+  {
+    name: 'TOKEN_CACHE_TTL_MS',
+    default: '2000',
+    meaning: 'How long a verified token is trusted from memory; a revoked token stops working within this time. 0 disables the cache.',
+    mustBe: 'an integer from 0 to 5000',
+  },
+  {
+    name: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+    default: 'false',
+    meaning: 'Allow webhook deliveries to loopback, private, link-local and metadata addresses (development and tests only).',
+    mustBe: 'true or false',
+  },
+] as const satisfies ReadonlyArray<EnvironmentVariable>
+
+type VariableName = (typeof environmentVariables)[number]['name']
+
+const variable = (name: VariableName): EnvironmentVariable => {
+  const found = environmentVariables.find((v) => v.name === name)
+  if (found === undefined) throw new Error(`no environment variable ${name} in the table`)
+  return found
+}
+
+/** Values that may hold credentials are never repeated in an error message. */
+const secretive = new Set<VariableName>(['DATABASE_URL'])
+
+/**
+ * A codec for one variable: an unset or empty variable takes the table's default, so
+ * `PORT=` in a compose file means "the default", not an error.
+ */
+const fromEnv = <A>(name: VariableName, parse: (raw: string) => A | null): t.Type<A, A, unknown> => {
+  const { default: fallback, mustBe } = variable(name)
+  return new t.Type<A, A, unknown>(
+    name,
+    (u): u is A => u !== undefined,
+    (u, c) => {
+      const raw = typeof u === 'string' && u.trim() !== '' ? u.trim() : fallback
+      const value = parse(raw)
+      if (value !== null) return t.success(value)
+      const shown = secretive.has(name) || raw.length > 60 ? '' : `, not ${JSON.stringify(raw)}`
+      return t.failure(u, c, `${name} must be ${mustBe}${shown}`)
+    },
+    t.identity,
+  )
+}
+
+const integerIn =
+  (min: number, max: number) =>
+  (raw: string): number | null => {
+    if (!/^[0-9]{1,9}$/.test(raw)) return null
+    const n = Number(raw)
+    return n >= min && n <= max ? n : null
+  }
+
+const oneOf =
+  <A extends string>(values: ReadonlyArray<A>) =>
+  (raw: string): A | null =>
+    (values as ReadonlyArray<string>).includes(raw) ? (raw as A) : null
+
+const host = (raw: string): string | null => (/^[^\s/]{1,253}$/.test(raw) ? raw : null)
+
+const databaseUrl = (raw: string): { url: string; database: 'sqlite' | 'postgres' } | null => {
+  if (raw.startsWith('sqlite:')) return raw.length > 'sqlite:'.length ? { url: raw, database: 'sqlite' } : null
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      return new URL(raw).hostname !== '' ? { url: raw, database: 'postgres' } : null
+    } catch {
+      return null
+    }
+  }
+  return null
+}
+
+const environment = t.type({
+  HOST: fromEnv('HOST', host),
+  PORT: fromEnv('PORT', integerIn(0, 65535)),
+  DATABASE_URL: fromEnv('DATABASE_URL', databaseUrl),
+  LOG_LEVEL: fromEnv('LOG_LEVEL', oneOf(logLevels)),
+  DB_POOL_MAX: fromEnv('DB_POOL_MAX', integerIn(1, 100)),
+  TOKEN_CACHE_TTL_MS: fromEnv('TOKEN_CACHE_TTL_MS', integerIn(0, 5000)),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: fromEnv('WEBHOOK_ALLOW_PRIVATE_NETWORKS', oneOf(['true', 'false'] as const)),
+})
+
+const configError = (errors: t.Errors): ConfigError => {
+  const problems = errors.map((error): ConfigProblem => {
+    const key = error.context[1]?.key ?? 'environment'
+    return { variable: key, message: error.message ?? `${key} is invalid` }
+  })
+  return { _tag: 'ConfigError', problems, message: problems.map((p) => p.message).join('; ') }
+}
+
+/** The configuration, or every variable that is wrong, each named in one line. */
+export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppConfig> =>
+  pipe(
+    // Only the variables in the table are read: t.type ignores the rest of the environment.
+    environment.decode(env),
+    E.bimap(configError, (v) => ({
+      host: v.HOST,
+      port: v.PORT,
+      databaseUrl: v.DATABASE_URL.url,
+      database: v.DATABASE_URL.database,
+      logLevel: v.LOG_LEVEL,
+      dbPoolMax: v.DB_POOL_MAX,
+      tokenCacheTtlMs: v.TOKEN_CACHE_TTL_MS,
+      webhookAllowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    })),
+  )

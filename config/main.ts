@@ -1,0 +1,109 @@
+import * as E from 'fp-ts/Either'
+import * as O from 'fp-ts/Option'
+import { createServer, Server, ServerResponse } from 'node:http'
+import { AddressInfo } from 'node:net'
+import { openService, Service } from './container'
+import { loadConfig } from './env'
+
+/** Exit codes: 2 for a configuration or database problem at start, 1 for anything else fatal. */
+const badSetup = 2
+const crashed = 1
+
+/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
+const shutdownGraceMs = 10_000
+
+const fail = (code: number, message: string): never => {
+  process.stderr.write(`switchboard: ${message.replace(/\s+/g, ' ').trim()}\n`)
+  process.exit(code)
+}
+
+/** One line: drivers put require stacks and install hints over several lines of their messages. */
+const messageOf = (error: unknown): string => {
+  const lines = (error instanceof Error ? error.message : String(error)).split('\n')
+  const end = lines.findIndex((line) => /^(Require stack:|\s+at )/.test(line))
+  const kept = (end === -1 ? lines : lines.slice(0, end)).map((line) => line.trim()).filter((line) => line !== '')
+  return kept.join(' ') || 'unknown error'
+}
+
+const urlHost = (address: string): string => (address.includes(':') ? `[${address}]` : address)
+
+const listen = (server: Server, port: number, host: string): Promise<AddressInfo> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve(server.address() as AddressInfo)
+    })
+  })
+
+/**
+ * Stops accepting connections, lets in-flight requests finish (answered with `Connection: close`),
+ * then releases the database. A second signal, or the grace period running out, exits at once.
+ */
+const shutdownOn = (server: Server, service: Service): void => {
+  let stopping = false
+  const unanswered = new Set<ServerResponse>()
+  server.on('request', (_request, response: ServerResponse) => {
+    if (stopping) response.setHeader('Connection', 'close')
+    unanswered.add(response)
+    response.on('close', () => {
+      unanswered.delete(response)
+      if (stopping) server.closeIdleConnections()
+    })
+  })
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) fail(crashed, `${signal} again: exiting without waiting`)
+    stopping = true
+    service.logger.info({ signal }, 'shutting down')
+    setTimeout(() => fail(crashed, `requests still running ${shutdownGraceMs / 1000} s after ${signal}: exiting`), shutdownGraceMs).unref()
+    // Requests already being handled close their connection once answered.
+    for (const response of unanswered) if (!response.headersSent) response.setHeader('Connection', 'close')
+    server.close(() => {
+      service
+        .close()
+        .then(() => {
+          service.logger.info('stopped')
+          process.exit(0)
+        })
+        .catch((error: unknown) => fail(crashed, `closing the database failed: ${messageOf(error)}`))
+    })
+    server.closeIdleConnections()
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
+const main = async (): Promise<void> => {
+  const loaded = loadConfig(process.env)
+  if (E.isLeft(loaded)) return fail(badSetup, `configuration error: ${loaded.left.message}`)
+  const config = loaded.right
+
+  const service = await openService(config).catch((error: unknown) => fail(badSetup, `cannot open the database: ${messageOf(error)}`))
+  const unreachable = async (error: unknown): Promise<never> => {
+    await service.close().catch(() => undefined)
+    return fail(badSetup, `cannot use the database (${config.database}): ${messageOf(error)}`)
+  }
+
+  const applied = await service.migrate().catch(unreachable)
+  if (applied.length > 0) service.logger.info({ migrations: applied }, 'database migrated')
+
+  const bootstrapped = await service.core.bootstrap()()
+  if (E.isLeft(bootstrapped)) return unreachable(new Error(bootstrapped.left.cause))
+  if (O.isSome(bootstrapped.right)) {
+    const { organisation, issued } = bootstrapped.right.value
+    // Shown once and never logged: only its hash is stored.
+    process.stdout.write(`organisation: ${organisation.id} (${organisation.name})\n`)
+    process.stdout.write(`token: ${issued.secret}\n`)
+  }
+
+  const server = createServer(service.app.callback())
+  const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
+    await service.close().catch(() => undefined)
+    return fail(badSetup, `cannot listen on ${config.host}:${config.port}: ${messageOf(error)}`)
+  })
+  shutdownOn(server, service)
+  process.stdout.write(`listening: http://${urlHost(config.host)}:${address.port}\n`)
+  service.logger.info({ host: config.host, port: address.port, database: config.database }, 'listening')
+}
+
+main().catch((error: unknown) => fail(crashed, `failed to start: ${messageOf(error)}`))

@@ -1,0 +1,142 @@
+import { expect } from 'chai'
+import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as http from 'node:http'
+import * as path from 'node:path'
+import { killAll, runNode, script, serviceEnv } from './run-node'
+
+interface Started {
+  readonly child: ChildProcessWithoutNullStreams
+  /** Resolves with the first stdout line that starts with `prefix`, without the prefix. */
+  readonly line: (prefix: string) => Promise<string>
+  readonly exited: Promise<number | null>
+  readonly stdout: () => string
+  readonly stderr: () => string
+}
+
+const startService = (env: Record<string, string>): Started => {
+  const child = spawn(process.execPath, [script('main')], { env: serviceEnv(env) })
+  let stdout = ''
+  let stderr = ''
+  const waiting: Array<() => void> = []
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    for (const wake of waiting.splice(0)) wake()
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  exited.then(() => {
+    for (const wake of waiting.splice(0)) wake()
+  })
+  const line = (prefix: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const look = (): void => {
+        const found = stdout.split('\n').find((l, i, all) => l.startsWith(prefix) && i < all.length - 1)
+        if (found !== undefined) return resolve(found.slice(prefix.length))
+        if (child.exitCode !== null) return reject(new Error(`exited ${child.exitCode} before printing "${prefix}"; stderr: ${stderr}`))
+        waiting.push(look)
+      }
+      look()
+    })
+  return { child, line, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+describe('npm start (node dist/config/main.js)', function () {
+  this.timeout(30_000)
+  let dir: string
+  const children: ChildProcessWithoutNullStreams[] = []
+
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'switchboard-start-'))
+  })
+
+  after(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+    killAll()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('bootstraps once, listens on the real port, serves /healthz, and stops on SIGTERM with exit code 0', async () => {
+    const env = { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'first', 'switchboard.sqlite')}`, LOG_LEVEL: 'silent' }
+    const first = startService(env)
+    children.push(first.child)
+    const token = await first.line('token: ')
+    expect(token).to.match(/^sb_[A-Za-z0-9_-]{43}$/)
+    expect(await first.line('organisation: ')).to.match(/^org\.[0-9A-Za-z]{22}/)
+    const base = await first.line('listening: ')
+    expect(base).to.match(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(base).not.to.match(/:0$/)
+
+    const health = await fetch(`${base}/healthz`)
+    expect(health.status).to.equal(200)
+    const me = await fetch(`${base}/v1/actions`, { headers: { Authorization: `Bearer ${token}` } })
+    expect(me.status).to.equal(200)
+
+    first.child.kill('SIGTERM')
+    expect(await first.exited).to.equal(0)
+
+    // A second start on the same database prints no token: the first one stands.
+    const second = startService(env)
+    children.push(second.child)
+    await second.line('listening: ')
+    second.child.kill('SIGINT')
+    expect(await second.exited).to.equal(0)
+    expect(second.stdout()).to.contain('listening: ')
+    expect(second.stdout()).not.to.contain('token: ')
+  })
+
+  it('finishes a request in flight at SIGTERM, and does not wait for idle keep-alive connections', async () => {
+    const env = { PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'inflight.sqlite')}`, LOG_LEVEL: 'silent' }
+    const service = startService(env)
+    children.push(service.child)
+    const token = await service.line('token: ')
+    const base = await service.line('listening: ')
+    // An idle keep-alive connection, which must not hold the shutdown up.
+    const keepAlive = new http.Agent({ keepAlive: true })
+    const idle = await new Promise<number | undefined>((resolve, reject) =>
+      http.get(`${base}/healthz`, { agent: keepAlive }, (response) => response.resume().on('end', () => resolve(response.statusCode))).on('error', reject),
+    )
+    expect(idle).to.equal(200)
+
+    // A request whose body is still arriving when the signal comes.
+    const body = Buffer.from(JSON.stringify({ name: 'Late', parameters: null, endpoint: null, invocationTrigger: null }))
+    const request = http.request(`${base}/v1/actions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+    })
+    const answered = new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
+      request.on('response', (response) => {
+        response.resume().on('end', () => resolve({ status: response.statusCode, connection: response.headers.connection }))
+      })
+      request.on('error', reject)
+    })
+    request.write(body.subarray(0, 10))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    service.child.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    request.end(body.subarray(10))
+    const { status, connection } = await answered
+    expect(status).to.equal(201)
+    expect(connection).to.equal('close')
+    expect(await service.exited).to.equal(0)
+    keepAlive.destroy()
+  })
+
+  it('refuses a bad PORT with exit code 2 and one line naming PORT, before listening', async () => {
+    const result = await runNode(script('main'), [], { PORT: '99999', DATABASE_URL: `sqlite:${path.join(dir, 'never.sqlite')}` })
+    expect(result.code).to.equal(2)
+    expect(result.stdout).not.to.contain('listening')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).to.have.length(1)
+    expect(lines[0]).to.contain('PORT')
+  })
+
+  it('refuses an unusable database with exit code 2 and one line', async () => {
+    // A path below a regular file can be neither created nor opened.
+    const result = await runNode(script('main'), [], { PORT: '0', DATABASE_URL: `sqlite:${path.join(__filename, 'db.sqlite')}` })
+    expect(result.code).to.equal(2)
+    expect(result.stdout).not.to.contain('listening')
+    expect(result.stderr.trim().split('\n')).to.have.length(1)
+  })
+})

@@ -1,0 +1,121 @@
+import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import { AppConfig, ConfigError, environmentVariables, loadConfig } from '../../../config/env'
+
+const config = (env: NodeJS.ProcessEnv): AppConfig => {
+  const result = loadConfig(env)
+  if (E.isLeft(result)) throw new Error(`unexpected config error: ${result.left.message}`)
+  return result.right
+}
+
+const error = (env: NodeJS.ProcessEnv): ConfigError => {
+  const result = loadConfig(env)
+  if (E.isRight(result)) throw new Error(`expected a config error for ${JSON.stringify(env)}`)
+  return result.left
+}
+
+describe('loadConfig', () => {
+  it('takes the documented defaults from an empty environment', () => {
+    expect(config({})).to.deep.equal({
+      host: '127.0.0.1',
+      port: 3000,
+      databaseUrl: 'sqlite:./data/switchboard.sqlite',
+      database: 'sqlite',
+      logLevel: 'info',
+      dbPoolMax: 10,
+      tokenCacheTtlMs: 2000,
+      webhookAllowPrivateNetworks: false,
+    })
+  })
+
+  it('treats an empty variable as unset', () => {
+    expect(config({ PORT: '', HOST: '  ' }).port).to.equal(3000)
+    expect(config({ PORT: '', HOST: '  ' }).host).to.equal('127.0.0.1')
+  })
+
+  it('reads every variable', () => {
+    expect(
+      config({
+        HOST: '0.0.0.0',
+        PORT: '0',
+        DATABASE_URL: 'postgres://user:pass@db.example:5432/switchboard',
+        LOG_LEVEL: 'silent',
+        DB_POOL_MAX: '25',
+        TOKEN_CACHE_TTL_MS: '0',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      }),
+    ).to.deep.equal({
+      host: '0.0.0.0',
+      port: 0,
+      databaseUrl: 'postgres://user:pass@db.example:5432/switchboard',
+      database: 'postgres',
+      logLevel: 'silent',
+      dbPoolMax: 25,
+      tokenCacheTtlMs: 0,
+      webhookAllowPrivateNetworks: true,
+    })
+  })
+
+  it('accepts every contract form of DATABASE_URL', () => {
+    expect(config({ DATABASE_URL: 'sqlite::memory:' }).database).to.equal('sqlite')
+    expect(config({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).databaseUrl).to.equal('sqlite:/tmp/x.sqlite')
+    expect(config({ DATABASE_URL: 'postgresql://localhost/db' }).database).to.equal('postgres')
+  })
+
+  it('ignores variables it does not know', () => {
+    expect(config({ PATH: '/usr/bin', NODE_ENV: 'production' }).port).to.equal(3000)
+  })
+
+  const bad: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['HOST', 'local host'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', './data/switchboard.sqlite'],
+    ['DATABASE_URL', 'postgres://'],
+    ['LOG_LEVEL', 'verbose'],
+    ['DB_POOL_MAX', '0'],
+    ['DB_POOL_MAX', '101'],
+    ['TOKEN_CACHE_TTL_MS', '5001'],
+    ['TOKEN_CACHE_TTL_MS', 'soon'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1'],
+  ]
+  for (const [name, value] of bad) {
+    it(`refuses ${name}=${value}, naming ${name} and what it must be, in one line`, () => {
+      const e = error({ [name]: value })
+      expect(e.problems.map((p) => p.variable)).to.deep.equal([name])
+      expect(e.message).to.match(new RegExp(`^${name} must be `))
+      expect(e.message).not.to.contain('\n')
+    })
+  }
+
+  it('never repeats a DATABASE_URL, which may hold a password', () => {
+    expect(error({ DATABASE_URL: 'mysql://root:hunter2@db/x' }).message).not.to.contain('hunter2')
+  })
+
+  it('names every bad variable at once', () => {
+    const e = error({ PORT: 'x', LOG_LEVEL: 'loud' })
+    expect(e.problems.map((p) => p.variable)).to.have.members(['PORT', 'LOG_LEVEL'])
+    expect(e.message).to.contain('PORT').and.to.contain('LOG_LEVEL')
+  })
+
+  it('documents every variable it reads, with a default that decodes', () => {
+    expect(environmentVariables.map((v) => v.name)).to.deep.equal([
+      'HOST',
+      'PORT',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'DB_POOL_MAX',
+      'TOKEN_CACHE_TTL_MS',
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+    ])
+    const defaults = Object.fromEntries(environmentVariables.map((v) => [v.name, v.default]))
+    expect(config(defaults)).to.deep.equal(config({}))
+    for (const v of environmentVariables) expect(v.meaning).to.not.equal('')
+  })
+})
