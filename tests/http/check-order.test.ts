@@ -1,0 +1,77 @@
+import { useServer } from '../support/http-harness'
+import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
+import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
+
+/**
+ * Which error wins when a request has several faults. 401 first is the contract's (section 2,
+ * pinned in auth.test.ts); the rest is docs/decisions.md: 404/405 (route) → 400 If-Match syntax →
+ * 415 / 413 / 400 body → 404 id → 412 → 422.
+ */
+describe('HTTP: order of checks (docs/decisions.md)', () => {
+  const h = useServer()
+  let actionId: string
+  let agentId: string
+  let conversationId: string
+
+  before(async () => {
+    actionId = (await h().a.post('/v1/actions', actionBody())).body.id
+    agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+    conversationId = (await h().a.post('/v1/conversations', conversationBody(agentId))).body.id
+  })
+
+  const targets = () => [
+    { method: 'PUT', path: `/v1/actions/${actionId}`, missing: '/v1/actions/act.doesNotExist1', valid: actionBody() },
+    { method: 'PUT', path: `/v1/ai-agents/${agentId}`, missing: '/v1/ai-agents/aia.doesNotExist1', valid: agentBody() },
+    { method: 'PATCH', path: `/v1/conversations/${conversationId}`, missing: '/v1/conversations/con.doesNotExist1', valid: { transcriptSummary: 'x' } },
+  ]
+
+  it('405 before a malformed If-Match or a wrong body', async () => {
+    const res = await h().a.request('POST', `/v1/actions/${actionId}`, { raw: '{', contentType: 'text/plain', headers: { 'If-Match': 'bad' } })
+    expectProblem(res, 405, 'method_not_allowed')
+  })
+
+  it('a malformed If-Match (400 bad_header) before a wrong content type', async () => {
+    for (const t of targets()) {
+      const res = await h().a.request(t.method, t.path, { raw: 'x', contentType: 'text/plain', headers: { 'If-Match': 'bad' } })
+      expectProblem(res, 400, 'bad_header')
+    }
+  })
+
+  it('a wrong content type (415) or body (400) before an unknown id (404)', async () => {
+    for (const t of targets()) {
+      expectProblem(await h().a.request(t.method, t.missing, { raw: '{}', contentType: 'text/plain' }), 415, 'unsupported_media_type')
+      expectProblem(await h().a.request(t.method, t.missing, { raw: '[', contentType: 'application/json' }), 400, 'malformed_json')
+    }
+  })
+
+  it('an unknown id (404) before invalid fields (422) and before If-Match (412)', async () => {
+    for (const t of targets()) {
+      expectProblem(await h().a.request(t.method, t.missing, { json: { name: '', bogus: 1 } }), 404, 'not_found')
+      expectProblem(await h().a.request(t.method, t.missing, { json: t.valid, headers: { 'If-Match': '"99"' } }), 404, 'not_found')
+    }
+  })
+
+  it('a stale If-Match (412) before invalid fields (422)', async () => {
+    for (const t of targets()) {
+      const res = await h().a.request(t.method, t.path, { json: { name: '', sourceType: 'X', bogus: 1 }, headers: { 'If-Match': '"999"' } })
+      expectProblem(res, 412, 'precondition_failed')
+    }
+  })
+
+  it('a valid request with the current ETag still succeeds after all that', async () => {
+    for (const t of targets()) {
+      const current = await h().a.get(t.path)
+      const res = await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-Match': current.headers.get('etag')! } })
+      expectStatus(res, 200)
+    }
+  })
+
+  describe('query parameters are strict', () => {
+    for (const path of ['/v1/actions', '/v1/ai-agents', '/v1/conversations', '/v1/prospects']) {
+      it(`${path}: an unknown parameter or one given twice is 400 bad_query`, async () => {
+        expectBadQuery(await h().a.get(`${path}?limt=10`), ['/limt'])
+        expectBadQuery(await h().a.get(`${path}?limit=1&limit=2`), ['/limit'])
+      })
+    }
+  })
+})

@@ -1,0 +1,84 @@
+import { expect } from 'chai'
+import { DatabaseKind, useServer } from '../support/http-harness'
+import { agentBody, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
+import { expectList, expectRecord, expectStatus } from './expect-http'
+
+for (const database of ['memory', 'file'] as ReadonlyArray<DatabaseKind>) {
+  describe(`HTTP: concurrent conversation creates (sqlite ${database})`, () => {
+    const h = useServer({ database })
+
+    it('20 concurrent POST /v1/conversations for one new source make exactly one prospect, counting 20', async function () {
+      this.timeout(30_000)
+      const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+      const spellings = ['+1 (415) 555-0142', '+14155550142', '+1 415 555 0142', '+1-415-555-0142']
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          h().a.post(
+            '/v1/conversations',
+            minimalConversationBody(agentId, {
+              source: spellings[i % spellings.length],
+              sourceType: 'TELEPHONY_A',
+              timestampStart: `2026-03-01T09:${String(10 + i).padStart(2, '0')}:00Z`,
+            }),
+          ),
+        ),
+      )
+      for (const res of results) expectStatus(res, 201)
+      const prospectIds = new Set(results.map((res) => res.body.prospectId))
+      expect([...prospectIds], 'one prospect').to.have.length(1)
+      const prospectId = results[0].body.prospectId
+
+      const prospects = expectList(await h().a.get('/v1/prospects?limit=500')).filter((p) => p.source === '+14155550142')
+      expect(prospects, 'one prospect for the source').to.have.length(1)
+
+      const prospect = await h().a.get(`/v1/prospects/${prospectId}`)
+      expectStatus(prospect, 200)
+      expectRecord(prospect.body, prospectKeys, ['firstConversationAt', 'lastConversationAt', 'createdAt'])
+      expect(prospect.body).to.include({
+        source: '+14155550142',
+        conversationCount: 20,
+        firstConversationAt: '2026-03-01T09:10:00.000Z',
+        lastConversationAt: '2026-03-01T09:29:00.000Z',
+      })
+      expect(expectList(await h().a.get(`/v1/prospects/${prospectId}/conversations`))).to.have.length(20)
+    })
+
+    it('20 concurrent creates across two organisations keep them apart', async function () {
+      this.timeout(30_000)
+      const agentA = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+      const agentB = (await h().b.post('/v1/ai-agents', agentBody())).body.id
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? h().a : h().b).post(
+            '/v1/conversations',
+            minimalConversationBody(i % 2 === 0 ? agentA : agentB, { source: 'shared-device', sourceType: 'BROWSER' }),
+          ),
+        ),
+      )
+      for (const res of results) expectStatus(res, 201)
+      const ofA = new Set(results.filter((_, i) => i % 2 === 0).map((res) => res.body.prospectId))
+      const ofB = new Set(results.filter((_, i) => i % 2 === 1).map((res) => res.body.prospectId))
+      expect(ofA.size).to.equal(1)
+      expect(ofB.size).to.equal(1)
+      expect([...ofA][0]).not.to.equal([...ofB][0])
+      expect((await h().a.get(`/v1/prospects/${[...ofA][0]}`)).body.conversationCount).to.equal(10)
+      expect((await h().b.get(`/v1/prospects/${[...ofB][0]}`)).body.conversationCount).to.equal(10)
+    })
+
+    it('concurrent PUTs with the same If-Match: exactly one wins, the others get 412', async function () {
+      this.timeout(30_000)
+      const created = await h().a.post('/v1/ai-agents', agentBody())
+      const etag = created.headers.get('etag')!
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          h().a.put(`/v1/ai-agents/${created.body.id}`, agentBody({ name: `Writer ${i}` }), { 'If-Match': etag }),
+        ),
+      )
+      const statuses = results.map((res) => res.status).sort()
+      expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).to.have.length(1)
+      expect(statuses.filter((s) => s === 412), JSON.stringify(statuses)).to.have.length(7)
+      const winner = results.find((res) => res.status === 200)!
+      expect((await h().a.get(`/v1/ai-agents/${created.body.id}`)).body.name).to.equal(winner.body.name)
+    })
+  })
+}

@@ -1,0 +1,166 @@
+import { expect } from 'chai'
+import { useServer } from '../support/http-harness'
+import { actionBody } from '../support/http-fixtures'
+import { expectProblem, expectStatus, expectViolations } from './expect-http'
+import { seed, Seeded, v1Routes } from './routes'
+
+const mebibyte = 1024 * 1024
+
+/** A JSON object of exactly `bytes` bytes whose `name` breaks the 512 limit (so a read body is a 422). */
+const jsonOfBytes = (bytes: number): string => {
+  const skeleton = JSON.stringify({ ...actionBody(), name: '' })
+  return skeleton.replace('"name":""', `"name":"${'n'.repeat(bytes - skeleton.length)}"`)
+}
+
+describe('HTTP: request bodies (section 2: 415, 413, 400 malformed_json)', () => {
+  const h = useServer()
+  let s: Seeded
+
+  before(async () => {
+    s = await seed(h().a)
+  })
+
+  for (const route of v1Routes.filter((r) => r.body !== undefined)) {
+    describe(`${route.method} ${route.label}`, () => {
+      // Every request here that succeeds must leave the records usable by the next one.
+      const send = (options: Parameters<ReturnType<typeof h>['a']['request']>[2]) => h().a.request(route.method, route.path(s), options)
+      const success = route.method === 'POST' ? 201 : 200
+      const valid = () => JSON.stringify(route.body!(s))
+
+      it('application/json: success', async () => {
+        expectStatus(await send({ raw: valid(), contentType: 'application/json' }), success)
+      })
+
+      it('application/json; charset=utf-8 (any charset parameter): success', async () => {
+        expectStatus(await send({ raw: valid(), contentType: 'application/json; charset=utf-8' }), success)
+        expectStatus(await send({ raw: valid(), contentType: 'application/json;charset=UTF-8' }), success)
+        expectStatus(await send({ raw: valid(), contentType: 'application/json; charset="utf-8"' }), success)
+        expectStatus(await send({ raw: valid(), contentType: 'application/json; charset=iso-8859-1' }), success)
+      })
+
+      it('the media type is case-insensitive', async () => {
+        expectStatus(await send({ raw: valid(), contentType: 'Application/JSON' }), success)
+      })
+
+      if (route.method === 'PATCH') {
+        it('application/merge-patch+json: success', async () => {
+          expectStatus(await send({ raw: valid(), contentType: 'application/merge-patch+json' }), success)
+          expectStatus(await send({ raw: valid(), contentType: 'application/merge-patch+json; charset=utf-8' }), success)
+        })
+      } else {
+        it('application/merge-patch+json: 415 (PATCH only)', async () => {
+          expectProblem(await send({ raw: valid(), contentType: 'application/merge-patch+json' }), 415, 'unsupported_media_type')
+        })
+      }
+
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+        it(`${type}: 415 unsupported_media_type`, async () => {
+          expectProblem(await send({ raw: valid(), contentType: type }), 415, 'unsupported_media_type')
+        })
+      }
+
+      it('no Content-Type: 415', async () => {
+        expectProblem(await send({ raw: valid(), contentType: null }), 415, 'unsupported_media_type')
+      })
+
+      const malformed: Array<[string, () => string]> = [
+        ['not JSON', () => '{"name": '],
+        ['single quotes', () => "{'name': 'x'}"],
+        ['a JSON array', () => '[]'],
+        ['a JSON array of objects', () => `[${valid()}]`],
+        ['a JSON string', () => '"hello"'],
+        ['a JSON number', () => '42'],
+        ['JSON null', () => 'null'],
+        ['JSON true', () => 'true'],
+        ['an empty body', () => ''],
+        ['only whitespace', () => '  \n '],
+        ['trailing garbage', () => `${valid()} x`],
+      ]
+      for (const [name, raw] of malformed) {
+        it(`${name}: 400 malformed_json`, async () => {
+          expectProblem(await send({ raw: raw(), contentType: 'application/json' }), 400, 'malformed_json')
+        })
+      }
+
+      it('a body over 1 MiB: 413 payload_too_large', async () => {
+        expectProblem(await send({ raw: jsonOfBytes(mebibyte + 1), contentType: 'application/json' }), 413, 'payload_too_large')
+      })
+
+      it('a body of much more than 1 MiB: 413', async () => {
+        expectProblem(await send({ raw: jsonOfBytes(5 * mebibyte), contentType: 'application/json' }), 413, 'payload_too_large')
+      })
+    })
+  }
+
+  describe('the 1 MiB limit is inclusive', () => {
+    it('a body of exactly 1 MiB is read (422 for its content, not 413)', async () => {
+      const raw = jsonOfBytes(mebibyte)
+      expect(Buffer.byteLength(raw)).to.equal(mebibyte)
+      const res = await h().a.request('POST', '/v1/actions', { raw, contentType: 'application/json' })
+      expectViolations(res, ['/name'])
+    })
+
+    it('counts bytes, not characters: 1 MiB + 1 byte of multi-byte text is 413', async () => {
+      const skeleton = JSON.stringify({ ...actionBody(), name: '' })
+      const room = mebibyte + 1 - Buffer.byteLength(skeleton)
+      const name = 'é'.repeat(Math.floor(room / 2)) + (room % 2 === 1 ? 'n' : '')
+      const raw = skeleton.replace('"name":""', `"name":"${name}"`)
+      expect(Buffer.byteLength(raw)).to.equal(mebibyte + 1)
+      expect(raw.length).to.be.below(mebibyte)
+      expectProblem(await h().a.request('POST', '/v1/actions', { raw, contentType: 'application/json' }), 413, 'payload_too_large')
+    })
+  })
+
+  describe('a streamed body without Content-Length', () => {
+    const stream = (bytes: string) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const data = Buffer.from(bytes)
+          for (let i = 0; i < data.length; i += 64 * 1024) controller.enqueue(data.subarray(i, i + 64 * 1024))
+          controller.close()
+        },
+      })
+    const post = (raw: string) =>
+      fetch(`${h().baseUrl}/v1/actions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${h().a.tenant.token}`, 'Content-Type': 'application/json' },
+        body: stream(raw),
+        duplex: 'half',
+      } as RequestInit)
+
+    it('over 1 MiB: 413', async () => {
+      const res = await post(jsonOfBytes(mebibyte + 1))
+      expect(res.status).to.equal(413)
+      expect(((await res.json()) as { code: string }).code).to.equal('payload_too_large')
+    })
+
+    it('a small valid one: 201', async () => {
+      const res = await post(JSON.stringify(actionBody()))
+      expect(res.status, await res.clone().text()).to.equal(201)
+      await res.arrayBuffer()
+    })
+  })
+
+  describe('requests without a body', () => {
+    it('the link PUT takes no body and no content type: 204', async () => {
+      const res = await h().a.request('PUT', `/v1/ai-agents/${s.agentId}/actions/${s.actionId}`, { contentType: null })
+      expectStatus(res, 204)
+    })
+
+    it('GET and DELETE need no content type', async () => {
+      expectStatus(await h().a.request('GET', '/v1/actions', { contentType: null }), 200)
+      const action = await h().a.post('/v1/actions', actionBody())
+      expectStatus(await h().a.request('DELETE', `/v1/actions/${action.body.id}`, { contentType: null }), 204)
+    })
+  })
+
+  describe('UTF-8 bodies', () => {
+    it('non-ASCII text round-trips', async () => {
+      const name = 'Réserver 会議 🗓️'
+      const res = await h().a.post('/v1/actions', actionBody({ name }))
+      expectStatus(res, 201)
+      expect(res.body.name).to.equal(name)
+      expect((await h().a.get(`/v1/actions/${res.body.id}`)).body.name).to.equal(name)
+    })
+  })
+})
