@@ -20,12 +20,23 @@ const sqlitePragmas = (inMemory: boolean): string =>
     'PRAGMA foreign_keys = ON',
   ].join('; ')
 
+/**
+ * Knex prints its own warnings (acquire errors, pool timeouts) to the console; every such failure
+ * also reaches the caller as a rejected query, which becomes StoreUnavailable and is logged there.
+ */
+const quiet: Knex.Config['log'] = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
+
+/** How long a query waits for a connection before failing (an unreachable server fails here). */
+const acquireConnectionTimeout = 10_000
+
 const connectSqlite = (filename: string): Knex => {
   const inMemory = filename === ':memory:'
   return knex({
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    log: quiet,
+    acquireConnectionTimeout,
     pool: {
       // One connection: an in-memory database lives and dies with it, and a single writer
       // connection never meets SQLITE_BUSY when a transaction's read lock must become a write lock.
@@ -52,7 +63,13 @@ export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {
     return connectSqlite(filename)
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: options.poolMax ?? 10 } })
+    return knex({
+      client: 'pg',
+      connection: databaseUrl,
+      log: quiet,
+      acquireConnectionTimeout,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+    })
   }
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? 'a URL without a scheme'
   throw new Error(`DATABASE_URL: ${scheme} is not supported; use sqlite:<path>, sqlite::memory: or postgres://…`)
