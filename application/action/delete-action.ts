@@ -1,9 +1,8 @@
-import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../../domain/shared/audit'
-import { NotFound, notFound, StoreUnavailable } from '../../domain/shared/errors'
-import { isIdOf } from '../../domain/shared/ids'
+import { NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { ActionRepository } from '../ports/action-repository'
+import { removeOrNotFound } from '../shared/use-case-kit'
 
 export type DeleteActionError = NotFound | StoreUnavailable
 
@@ -11,9 +10,4 @@ export type DeleteActionError = NotFound | StoreUnavailable
 export const deleteAction =
   (deps: { actions: ActionRepository }) =>
   (actor: Actor, id: string): TE.TaskEither<DeleteActionError, void> =>
-    isIdOf('action', id)
-      ? pipe(
-          deps.actions.remove(actor.orgId, id),
-          TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound('action', id)))),
-        )
-      : TE.left(notFound('action', id))
+    removeOrNotFound('action', id, (found) => deps.actions.remove(actor.orgId, found))

@@ -1,5 +1,3 @@
-import * as E from 'fp-ts/Either'
-import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Action, replaceAction } from '../../domain/action/action'
 import { Actor, actorName, touched } from '../../domain/shared/audit'
@@ -7,7 +5,7 @@ import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from
 import { ActionRepository } from '../ports/action-repository'
 import { Clock } from '../ports/clock'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
-import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
+import { IfMatch, replaceRecord } from '../shared/use-case-kit'
 import { decodeActionFields } from './action-input'
 
 export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
@@ -16,17 +14,11 @@ export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed
 export const updateAction = (deps: { actions: ActionRepository; clock: Clock; schemas: JsonSchemaChecker }) => {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
-    retryOnConflict(() =>
-      pipe(
-        findOrNotFound('action', id, (found) => deps.actions.findById(actor.orgId, found)),
-        TE.chainEitherKW((current) =>
-          pipe(
-            checkIfMatch('action', current, ifMatch),
-            E.chainW(() => decode(input)),
-            E.map((fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now()))),
-          ),
-        ),
-        TE.chainFirstW((next) => pipe(deps.actions.update(next), TE.chainEitherKW(stored))),
-      ),
-    )
+    replaceRecord('action', deps.actions, {
+      orgId: actor.orgId,
+      id,
+      ifMatch,
+      decode: () => decode(input),
+      replace: (current, fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now())),
+    })
 }

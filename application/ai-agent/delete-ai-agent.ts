@@ -1,9 +1,8 @@
-import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../../domain/shared/audit'
-import { NotFound, notFound, StoreUnavailable } from '../../domain/shared/errors'
-import { isIdOf } from '../../domain/shared/ids'
+import { NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
+import { removeOrNotFound } from '../shared/use-case-kit'
 
 export type DeleteAiAgentError = NotFound | StoreUnavailable
 
@@ -11,9 +10,4 @@ export type DeleteAiAgentError = NotFound | StoreUnavailable
 export const deleteAiAgent =
   (deps: { agents: AiAgentRepository }) =>
   (actor: Actor, id: string): TE.TaskEither<DeleteAiAgentError, void> =>
-    isIdOf('ai-agent', id)
-      ? pipe(
-          deps.agents.remove(actor.orgId, id),
-          TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound('ai-agent', id)))),
-        )
-      : TE.left(notFound('ai-agent', id))
+    removeOrNotFound('ai-agent', id, (found) => deps.agents.remove(actor.orgId, found))

@@ -75,3 +75,51 @@ export const retryOnConflict = <E, A>(
 
 const isConflict = (error: unknown): error is WriteConflict =>
   typeof error === 'object' && error !== null && (error as { _tag?: unknown })._tag === 'WriteConflict'
+
+/** Where a record lives, as the generic replace and remove below need it. */
+interface RecordStore<R> {
+  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<R>>
+  readonly update: (record: R) => TE.TaskEither<StoreUnavailable, boolean>
+}
+
+/**
+ * A full replacement (PUT): find, check If-Match, decode the new fields, write with
+ * compare-and-swap, and start over when a concurrent write came first.
+ */
+export const replaceRecord = <R extends { readonly id: string; readonly version: number }, F, D>(
+  entity: EntityKind,
+  records: RecordStore<R>,
+  request: {
+    readonly orgId: string
+    readonly id: string
+    readonly ifMatch: IfMatch | undefined
+    readonly decode: () => E.Either<D, F>
+    readonly replace: (current: R, fields: F) => R
+  },
+): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable, R> =>
+  retryOnConflict(() =>
+    pipe(
+      findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
+      TE.chainEitherKW((current) =>
+        pipe(
+          checkIfMatch(entity, current, request.ifMatch),
+          E.chainW(request.decode),
+          E.map((fields) => request.replace(current, fields)),
+        ),
+      ),
+      TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
+    ),
+  )
+
+/** Removes a record of the caller's organisation, or NotFound when there is none to remove. */
+export const removeOrNotFound = (
+  entity: EntityKind,
+  id: string,
+  remove: (id: string) => TE.TaskEither<StoreUnavailable, boolean>,
+): TE.TaskEither<NotFound | StoreUnavailable, void> =>
+  isIdOf(entity, id)
+    ? pipe(
+        remove(id),
+        TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound(entity, id)))),
+      )
+    : TE.left(notFound(entity, id))
