@@ -7,6 +7,7 @@ import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { migrateToLatest } from '../../adapters/persistence/knex/migrator'
 import { createMemoryStore } from '../../adapters/persistence/memory/memory-store'
 import { Store } from '../../adapters/persistence/store'
+import { freshSchema, postgresSuitesEnabled } from './postgres'
 
 /** Makes a new, empty, migrated store; closing it also removes whatever it left behind. */
 export interface StoreFactory {
@@ -40,13 +41,44 @@ const sqliteFileStore = async (): Promise<Store> => {
   return migratedKnexStore(knex, () => rm(folder, { recursive: true, force: true }))
 }
 
+/** Schemas of closed PostgreSQL stores, migrated, to be emptied and handed out again. */
+const idleSchemas: string[] = []
+
+/** Empties every table of the connection's schema but the migrator's own. */
+const emptyTables = async (knex: Knex): Promise<void> => {
+  const tables: Array<{ tablename: string }> = await knex('pg_tables')
+    .where('schemaname', knex.raw('current_schema()'))
+    .andWhereNot('tablename', 'like', 'knex\\_%')
+    .select('tablename')
+  if (tables.length > 0) await knex.raw(`TRUNCATE ${tables.map(() => '??').join(', ')} CASCADE`, tables.map((t) => t.tablename))
+}
+
 /**
- * The stores every contract suite runs against. A PostgreSQL entry belongs here too: its `make`
- * must hand out an empty database each time (a fresh schema or database per store), migrated
- * with `migratedKnexStore`, and drop it in `cleanUp`.
+ * A store in a schema of its own on the shared throwaway cluster (see tests/support/postgres.ts).
+ * Making and migrating a schema takes about 150 ms, so a closed store's schema is emptied and
+ * handed to the next store instead (30 ms); `migratedKnexStore` still runs the migrator on it.
+ */
+const postgresStore = async (): Promise<Store> => {
+  const url = idleSchemas.pop() ?? (await freshSchema()).url
+  const knex = connectKnex(url, { poolMax: 5 })
+  try {
+    await emptyTables(knex)
+  } catch (error) {
+    await knex.destroy()
+    throw error
+  }
+  return migratedKnexStore(knex, async () => {
+    idleSchemas.push(url)
+  })
+}
+
+/**
+ * The stores every contract suite runs against: PostgreSQL too when this machine has its server
+ * binaries (see tests/support/postgres.ts), each store in an empty schema of its own.
  */
 export const storeFactories = (): ReadonlyArray<StoreFactory> => [
   { name: 'memory', make: async () => createMemoryStore() },
   { name: 'sqlite (memory)', make: () => migratedKnexStore(connectKnex('sqlite::memory:')) },
   { name: 'sqlite (file)', make: sqliteFileStore },
+  ...(postgresSuitesEnabled() ? [{ name: 'postgres', make: postgresStore }] : []),
 ]

@@ -5,10 +5,22 @@ import knex, { Knex } from 'knex'
 export interface KnexConnectOptions {
   /** Connections per process for PostgreSQL. SQLite always uses one (see below). */
   readonly poolMax?: number
+  /** PostgreSQL: the longest one statement may run before the server cancels it; 0 for no limit. */
+  readonly statementTimeoutMs?: number
+  /** PostgreSQL: the longest opening one connection may take. */
+  readonly connectTimeoutMs?: number
 }
+
+/** The defaults of DB_STATEMENT_TIMEOUT_MS and DB_CONNECT_TIMEOUT_MS, for callers that give none. */
+export const defaultStatementTimeoutMs = 10_000
+export const defaultConnectTimeoutMs = 5_000
 
 interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void
+}
+
+interface PgConnection {
+  query(sql: string, callback: (error: Error | null) => void): void
 }
 
 const sqlitePragmas = (inMemory: boolean): string =>
@@ -50,6 +62,39 @@ const connectSqlite = (filename: string): Knex => {
 }
 
 /**
+ * PostgreSQL through a pool of `pg` clients. A connection the server drops (a restart, a failover,
+ * an idle timeout) is marked disposed by Knex and replaced on the next acquire, so the pool recovers
+ * by itself once the server answers again; meanwhile every query fails at once (refused) or after
+ * `connectTimeoutMs` (unreachable), and the adapters turn that into StoreUnavailable.
+ */
+const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex => {
+  const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs
+  const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? defaultStatementTimeoutMs)
+  return knex({
+    client: 'pg',
+    connection: {
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: connectTimeoutMs,
+      // Notices a peer that vanished without closing the connection (a failover, a cut network).
+      keepAlive: true,
+      application_name: 'switchboard',
+    },
+    log: quiet,
+    // A query waits for a free connection this long; never less than opening a new one may take.
+    acquireConnectionTimeout: Math.max(acquireConnectionTimeout, connectTimeoutMs + 1_000),
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      // Per connection rather than in the URL's `options`, which a DATABASE_URL may use itself
+      // (say for `-c search_path=…`); 0 is sent too, so a role's own default cannot apply instead.
+      afterCreate: (connection: PgConnection, done: (error: Error | null, connection: PgConnection) => void) => {
+        connection.query(`SET statement_timeout = ${statementTimeoutMs}`, (error) => done(error, connection))
+      },
+    },
+  })
+}
+
+/**
  * A Knex instance for `sqlite:<path>` (its folder created on demand), `sqlite::memory:` or
  * `postgres://user:pass@host:port/db`. Throws for any other form, naming only its scheme.
  */
@@ -62,15 +107,7 @@ export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {
     if (!filename.startsWith('file:')) mkdirSync(dirname(resolve(filename)), { recursive: true })
     return connectSqlite(filename)
   }
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return knex({
-      client: 'pg',
-      connection: databaseUrl,
-      log: quiet,
-      acquireConnectionTimeout,
-      pool: { min: 0, max: options.poolMax ?? 10 },
-    })
-  }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return connectPostgres(databaseUrl, options)
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? 'a URL without a scheme'
   throw new Error(`DATABASE_URL: ${scheme} is not supported; use sqlite:<path>, sqlite::memory: or postgres://…`)
 }

@@ -16,6 +16,13 @@ const keyColumns = (knex: Knex, table: Knex.CreateTableBuilder) => {
   }
 }
 
+/*
+ * JSON columns are `json`, not `jsonb`, on PostgreSQL (SQLite makes both the same text column): `json` keeps the
+ * text as written, so a JSON Schema's `properties`, an endpoint or a mission comes back with its
+ * keys in the order the client gave them, as on the other stores; `jsonb` would sort them. The
+ * service never queries inside these documents, which is what `jsonb` is for (docs/decisions.md).
+ */
+
 const auditColumns = (knex: Knex, table: Knex.CreateTableBuilder): void => {
   const { timestamp } = keyColumns(knex, table)
   table.text('created_by').notNullable()
@@ -51,8 +58,8 @@ export const up = async (knex: Knex): Promise<void> => {
     id('org_id').notNullable()
     table.text('name').notNullable()
     table.text('description')
-    table.jsonb('parameters')
-    table.jsonb('endpoint')
+    table.json('parameters')
+    table.json('endpoint')
     table.string('invocation_trigger', 64)
     table.text('user_waiting_text')
     table.text('user_success_text')
@@ -71,10 +78,10 @@ export const up = async (knex: Knex): Promise<void> => {
     table.text('role').notNullable()
     table.text('role_description').notNullable()
     table.text('timezone').notNullable()
-    table.jsonb('mission')
-    table.jsonb('voice')
-    table.jsonb('transcriber')
-    table.jsonb('intelligence_provider')
+    table.json('mission')
+    table.json('voice')
+    table.json('transcriber')
+    table.json('intelligence_provider')
     auditColumns(knex, table)
     table.index(['org_id', 'created_at', 'id'], 'ai_agents_by_org')
   })
@@ -113,11 +120,11 @@ export const up = async (knex: Knex): Promise<void> => {
     table.string('source_type', 16).notNullable()
     timestamp('timestamp_start').notNullable()
     timestamp('timestamp_end')
-    table.jsonb('transcript_text')
+    table.json('transcript_text')
     table.text('transcript_summary')
     table.text('transcript_recording_url')
-    table.jsonb('conversation_analytics')
-    table.jsonb('admin_comments')
+    table.json('conversation_analytics')
+    table.json('admin_comments')
     table.string('status', 16).notNullable()
     auditColumns(knex, table)
     table.index(['org_id', 'timestamp_start', 'id'], 'conversations_by_org')
