@@ -21,9 +21,12 @@ import { JsonSchemaChecker } from './ports/json-schema-checker'
 import { PhoneNumbers } from './ports/phone-numbers'
 import { TokenSecrets } from './ports/token-secrets'
 import { Repositories, UnitOfWork } from './ports/unit-of-work'
+import { WebhookSecretGenerator } from './ports/webhook-secret-repository'
 import { getProspect } from './prospect/get-prospect'
 import { listProspectConversations } from './prospect/list-prospect-conversations'
 import { listProspects } from './prospect/list-prospects'
+import { listWebhookDeliveries, retryWebhookDelivery } from './webhook/webhook-deliveries'
+import { rotateWebhookSecret, showWebhookSecret } from './webhook/webhook-secrets'
 
 /** Everything the use cases need from the world. */
 export interface CorePorts {
@@ -35,12 +38,13 @@ export interface CorePorts {
   readonly schemas: JsonSchemaChecker
   readonly phones: PhoneNumbers
   readonly secrets: TokenSecrets
+  readonly webhookSecretGenerator: WebhookSecretGenerator
 }
 
 /** The use cases over the given ports: what the HTTP adapter, the CLI and embedding programs call. */
 export const createCore = (ports: CorePorts) => {
-  const { repositories: repos, unitOfWork: uow, clock, ids, schemas, phones, secrets } = ports
-  const { actions, agents, conversations, prospects, organisations, tokens } = repos
+  const { repositories: repos, unitOfWork: uow, clock, ids, schemas, phones, secrets, webhookSecretGenerator: generator } = ports
+  const { actions, agents, conversations, prospects, organisations, tokens, webhookDeliveries, webhookSecrets } = repos
   return {
     createAction: createAction({ actions, clock, ids, schemas }),
     getAction: getAction({ actions }),
@@ -69,6 +73,10 @@ export const createCore = (ports: CorePorts) => {
     listTokens: listTokens({ organisations, tokens }),
     revokeToken: revokeToken({ tokens, clock }),
     bootstrap: bootstrap({ uow, clock, ids, secrets }),
+    listWebhookDeliveries: listWebhookDeliveries({ webhookDeliveries }),
+    retryWebhookDelivery: retryWebhookDelivery({ webhookDeliveries, clock }),
+    showWebhookSecret: showWebhookSecret({ organisations, webhookSecrets, generator, clock }),
+    rotateWebhookSecret: rotateWebhookSecret({ organisations, webhookSecrets, generator, clock }),
   }
 }
 

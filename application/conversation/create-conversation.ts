@@ -11,6 +11,7 @@ import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { UnitOfWork } from '../ports/unit-of-work'
+import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueue-conversation-webhooks'
 import { decodeConversationFields } from './conversation-input'
 import { prospectSourceOf } from './prospect-source'
 
@@ -19,8 +20,8 @@ export type CreateConversationError = ValidationFailed | StoreUnavailable
 const unknownAgent = validationFailed([violation('/agentId', 'names no AI agent of this organisation')])
 
 /**
- * Stores a conversation with its prospect, found or created for (organisation, source), and the
- * prospect's counters, all in one transaction.
+ * Stores a conversation with its prospect, found or created for (organisation, source), the
+ * prospect's counters and the webhook deliveries it starts, all in one transaction.
  */
 export const createConversation =
   (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
@@ -48,6 +49,7 @@ export const createConversation =
               return pipe(
                 repos.conversations.insert(conversation),
                 TE.chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
+                TE.chainW(() => enqueueConversationWebhooks(repos, deps.ids, conversation, eventsOfCreation(conversation), conversation.createdAt)),
                 TE.map(() => conversation),
               )
             }),

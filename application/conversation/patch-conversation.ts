@@ -18,6 +18,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { applyMergePatch } from '../shared/merge-patch'
+import { enqueueConversationWebhooks, eventsOfChange } from '../webhook/enqueue-conversation-webhooks'
 import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
 import { decodeConversationContent, patchableKeys } from './conversation-input'
 import { prospectSourceOf } from './prospect-source'
@@ -63,6 +64,7 @@ const refreshStats = (repos: Repositories, orgId: string, prospectId: string | n
 /**
  * PATCH (RFC 7396 merge patch) of the create fields but agentId. The patched whole is checked by
  * the same rules as a create. A new source moves the conversation to that source's prospect.
+ * Setting timestampEnd writes the end's webhook deliveries in the same transaction.
  */
 export const patchConversation =
   (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
@@ -103,6 +105,7 @@ export const patchConversation =
                     ? refreshStats(repos, actor.orgId, next.prospectId)
                     : TE.right(undefined),
               ),
+              TE.chainFirstW((next) => enqueueConversationWebhooks(repos, deps.ids, next, eventsOfChange(current, next), now)),
             )
           }),
         ),

@@ -5,6 +5,8 @@ import { AiAgentRepository } from './ai-agent-repository'
 import { ConversationRepository } from './conversation-repository'
 import { OrganisationRepository, TokenRepository } from './organisation-repository'
 import { ProspectRepository } from './prospect-repository'
+import { WebhookDeliveryRepository } from './webhook-delivery-repository'
+import { WebhookSecretRepository } from './webhook-secret-repository'
 
 /** The repositories, bound to one transaction when handed out by a unit of work. */
 export interface Repositories {
@@ -14,6 +16,8 @@ export interface Repositories {
   readonly prospects: ProspectRepository
   readonly organisations: OrganisationRepository
   readonly tokens: TokenRepository
+  readonly webhookDeliveries: WebhookDeliveryRepository
+  readonly webhookSecrets: WebhookSecretRepository
 }
 
 export interface UnitOfWork {

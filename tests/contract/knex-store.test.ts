@@ -7,6 +7,7 @@ import { Knex } from 'knex'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
 import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
+import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
 
 const pragma = async (knex: Knex, name: string): Promise<unknown> => {
   const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`)
@@ -58,11 +59,11 @@ describe('knex store', () => {
     it('lists what is pending, applies it once, and then has nothing pending', async () => {
       const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
       try {
-        expect(await pendingMigrations(knex)).to.deep.equal(['001-initial-schema'])
-        expect(await migrateToLatest(knex)).to.deep.equal(['001-initial-schema'])
+        expect(await pendingMigrations(knex)).to.deep.equal(['001-initial-schema', '002-webhooks'])
+        expect(await migrateToLatest(knex)).to.deep.equal(['001-initial-schema', '002-webhooks'])
         expect(await pendingMigrations(knex)).to.deep.equal([])
         expect(await migrateToLatest(knex)).to.deep.equal([])
-        for (const table of ['organisations', 'api_tokens', 'actions', 'ai_agents', 'agent_actions', 'prospects', 'conversations']) {
+        for (const table of ['organisations', 'api_tokens', 'actions', 'ai_agents', 'agent_actions', 'prospects', 'conversations', 'webhook_deliveries', 'webhook_secrets']) {
           expect(await knex.schema.hasTable(table), table).to.equal(true)
         }
       } finally {
@@ -70,10 +71,11 @@ describe('knex store', () => {
       }
     })
 
-    it('undoes the initial schema completely', async () => {
+    it('undoes every migration completely, newest first', async () => {
       const knex = connectKnex('sqlite::memory:')
       try {
         await migrateToLatest(knex)
+        await webhooks.down(knex)
         await initialSchema.down(knex)
         const tables: Array<{ name: string }> = await knex('sqlite_master').where('type', 'table').select('name')
         expect(tables.map((table) => table.name).filter((name) => !name.startsWith('knex_') && !name.startsWith('sqlite_'))).to.deep.equal([])

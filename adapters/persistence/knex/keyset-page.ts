@@ -4,7 +4,8 @@ import { Cursor, Page, PageRequest, pageFrom } from '../../../application/ports/
 /**
  * Limits a query to the rows after the cursor in (key, id) order, and orders and limits it for
  * `pageFrom`. `key >= k AND (key > k OR id > i)` is `(key, id) > (k, i)` in a form whose leading
- * range an index on (org_id, key, id) can serve on both SQLite and PostgreSQL.
+ * range an index on (org_id, key, id) can serve on both SQLite and PostgreSQL: an index scan in
+ * (key, id) order that stops after `limit + 1` rows, as tests/postgres/query-plans.test.ts checks.
  */
 export const keysetPage =
   (keyColumn: string, idColumn: string, page: PageRequest) =>

@@ -22,9 +22,18 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
     }),
   listLinkedToAgent: (orgId, agentId, page) =>
     attempt(async () => {
-      const rows: ActionRow[] = await db('actions as a')
-        .join('agent_actions as l', 'l.action_id', 'a.id')
-        .where({ 'l.org_id': orgId, 'l.agent_id': agentId, 'a.org_id': orgId })
+      // The agent's links first, then each action by its key, so the cost follows the agent's
+      // links, not the organisation's actions. Left to choose, SQLite (which has no statistics)
+      // walks every action of the organisation in (created_at, id) order to spare a sort; CROSS
+      // JOIN is its documented way to fix the join order. PostgreSQL plans from statistics, and
+      // takes no join condition on a CROSS JOIN.
+      const links = db('agent_actions as l').where({ 'l.org_id': orgId, 'l.agent_id': agentId })
+      const joined =
+        db.client.dialect === 'sqlite3'
+          ? links.crossJoin('actions as a', 'a.id', 'l.action_id')
+          : links.join('actions as a', 'a.id', 'l.action_id')
+      const rows: ActionRow[] = await joined
+        .where('a.org_id', orgId)
         .select('a.*')
         .modify(keysetPage('a.created_at', 'a.id', page))
       return pageOfRows(rows, page, actionFromRow, cursorOf)

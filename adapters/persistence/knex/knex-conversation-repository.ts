@@ -52,6 +52,9 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
     }),
   statsOfProspect: (orgId, prospectId) =>
     attempt(async () => {
+      // The prospect's row is locked first (PostgreSQL), as findOrCreate locks it: a recount and a
+      // create adding to that prospect take turns, and the count sees what the other committed.
+      await db('prospects').where({ org_id: orgId, id: prospectId }).forUpdate().first('id')
       const row: StatsRow | undefined = await db('conversations')
         .where({ org_id: orgId, prospect_id: prospectId })
         .count({ conversation_count: '*' })

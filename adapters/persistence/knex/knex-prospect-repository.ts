@@ -21,10 +21,22 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
     }),
   findOrCreate: (candidate) =>
     attempt(async () => {
-      // The unique (org_id, source) index settles races: a losing insert does nothing (on
-      // PostgreSQL it waits for the winner's commit), and the select then finds the winner.
-      await db('prospects').insert(prospectToRow(candidate)).onConflict(['org_id', 'source']).ignore()
-      const row: ProspectRow | undefined = await db('prospects').where({ org_id: candidate.orgId, source: candidate.source }).first()
+      // FOR UPDATE (PostgreSQL; SQLite has one writer anyway): the row stays locked until the
+      // transaction ends, so transactions adding conversations to one prospect, in any process,
+      // take turns, and each reads the counters the one before it saved.
+      const find = (): Promise<ProspectRow | undefined> =>
+        db('prospects').where({ org_id: candidate.orgId, source: candidate.source }).forUpdate().first()
+      // Most conversations come from a known prospect: one read, no write. For a new one the
+      // unique (org_id, source) index settles races: a losing insert does nothing and returns no
+      // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.
+      const known = await find()
+      if (known !== undefined) return prospectFromRow(known)
+      const inserted: ProspectRow[] = await db('prospects')
+        .insert(prospectToRow(candidate))
+        .onConflict(['org_id', 'source'])
+        .ignore()
+        .returning('*')
+      const row = inserted[0] ?? (await find())
       if (row === undefined) throw new Error(`prospect of source ${JSON.stringify(candidate.source)} neither inserted nor found`)
       return prospectFromRow(row)
     }),

@@ -9,6 +9,8 @@ import { knexConversationRepository } from './knex-conversation-repository'
 import { knexOrganisationRepository } from './knex-organisation-repository'
 import { knexProspectRepository } from './knex-prospect-repository'
 import { knexTokenRepository } from './knex-token-repository'
+import { knexWebhookDeliveryRepository } from './knex-webhook-delivery-repository'
+import { knexWebhookSecretRepository } from './knex-webhook-secret-repository'
 
 const knexRepositories = (db: Knex): Repositories => ({
   actions: knexActionRepository(db),
@@ -17,6 +19,8 @@ const knexRepositories = (db: Knex): Repositories => ({
   prospects: knexProspectRepository(db),
   organisations: knexOrganisationRepository(db),
   tokens: knexTokenRepository(db),
+  webhookDeliveries: knexWebhookDeliveryRepository(db),
+  webhookSecrets: knexWebhookSecretRepository(db),
 })
 
 /** Carries a Left out of the transaction callback, which Knex rolls back when it rejects. */

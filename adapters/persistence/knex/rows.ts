@@ -1,6 +1,6 @@
 /**
- * Rows as the tables hold them and their entities. JSON columns are written as JSON text (SQLite
- * keeps text; PostgreSQL casts it to jsonb) and read back from text or from the value `pg` parsed.
+ * Rows as the tables hold them and their entities. JSON columns are written as JSON text, which
+ * SQLite and PostgreSQL's `json` keep as written, and read back from text or from the value `pg` parsed.
  * Timestamps are canonical ISO text on every store, so they need no conversion.
  */
 import { Action, ActionEndpoint, InvocationTrigger } from '../../../domain/action/action'

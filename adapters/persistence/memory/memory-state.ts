@@ -7,12 +7,19 @@ import { ApiToken, Organisation } from '../../../domain/organisation/organisatio
 import { Prospect } from '../../../domain/prospect/prospect'
 import { StoreUnavailable } from '../../../domain/shared/errors'
 import { Timestamp } from '../../../domain/shared/time'
+import { WebhookDelivery } from '../../../domain/webhook/webhook-delivery'
+import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 
 export interface AgentActionLink {
   readonly orgId: string
   readonly agentId: string
   readonly actionId: string
   readonly createdAt: Timestamp
+}
+
+/** A delivery with the lease the SQL table keeps in `leased_until`. */
+export interface StoredWebhookDelivery extends WebhookDelivery {
+  readonly leasedUntil: Timestamp | null
 }
 
 /**
@@ -28,6 +35,9 @@ export interface MemoryState {
   readonly links: Map<string, AgentActionLink>
   readonly prospects: Map<string, Prospect>
   readonly conversations: Map<string, Conversation>
+  readonly webhookDeliveries: Map<string, StoredWebhookDelivery>
+  /** Keyed by organisation id. */
+  readonly webhookSecrets: Map<string, WebhookSecret>
 }
 
 export const emptyMemoryState = (): MemoryState => ({
@@ -38,6 +48,8 @@ export const emptyMemoryState = (): MemoryState => ({
   links: new Map(),
   prospects: new Map(),
   conversations: new Map(),
+  webhookDeliveries: new Map(),
+  webhookSecrets: new Map(),
 })
 
 export const snapshotOf = (state: MemoryState): MemoryState => ({
@@ -48,6 +60,8 @@ export const snapshotOf = (state: MemoryState): MemoryState => ({
   links: new Map(state.links),
   prospects: new Map(state.prospects),
   conversations: new Map(state.conversations),
+  webhookDeliveries: new Map(state.webhookDeliveries),
+  webhookSecrets: new Map(state.webhookSecrets),
 })
 
 /**

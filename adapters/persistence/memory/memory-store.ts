@@ -11,6 +11,8 @@ import { memoryOrganisationRepository } from './memory-organisation-repository'
 import { memoryProspectRepository } from './memory-prospect-repository'
 import { emptyMemoryState, MemoryAccess, MemoryState, snapshotOf } from './memory-state'
 import { memoryTokenRepository } from './memory-token-repository'
+import { memoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository'
+import { memoryWebhookSecretRepository } from './memory-webhook-secret-repository'
 
 const causeOf = (error: unknown): StoreUnavailable => storeUnavailable(error instanceof Error ? error.message : String(error))
 
@@ -21,6 +23,8 @@ const memoryRepositories = (access: MemoryAccess): Repositories => ({
   prospects: memoryProspectRepository(access),
   organisations: memoryOrganisationRepository(access),
   tokens: memoryTokenRepository(access),
+  webhookDeliveries: memoryWebhookDeliveryRepository(access),
+  webhookSecrets: memoryWebhookSecretRepository(access),
 })
 
 /**

@@ -1,0 +1,168 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { ClaimedDelivery, WebhookDeliveryFilter, WebhookDeliveryRepository } from '../../../application/ports/webhook-delivery-repository'
+import { HttpMethod } from '../../../domain/action/action'
+import { Timestamp } from '../../../domain/shared/time'
+import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
+import { attempt } from './attempt'
+import { keysetPage, pageOfRows } from './keyset-page'
+import { fromJson, integer, toJson } from './rows'
+
+const table = 'webhook_deliveries'
+
+interface WebhookDeliveryRow {
+  readonly id: string
+  readonly org_id: string
+  readonly action_id: string
+  readonly conversation_id: string
+  readonly event: string
+  readonly status: string
+  readonly attempts: unknown
+  readonly next_attempt_at: string | null
+  readonly leased_until: string | null
+  readonly created_at: string
+  readonly request_method: string
+  readonly request_url: string
+  readonly request_headers: unknown
+  readonly request_body: string
+}
+
+const toRow = (delivery: WebhookDelivery): WebhookDeliveryRow => ({
+  id: delivery.id,
+  org_id: delivery.orgId,
+  action_id: delivery.actionId,
+  conversation_id: delivery.conversationId,
+  event: delivery.event,
+  status: delivery.status,
+  attempts: toJson(delivery.attempts),
+  next_attempt_at: delivery.nextAttemptAt,
+  leased_until: null,
+  created_at: delivery.createdAt,
+  request_method: delivery.request.method,
+  request_url: delivery.request.url,
+  request_headers: toJson(delivery.request.headers),
+  request_body: delivery.request.body,
+})
+
+/** jsonb keeps no key order, so each attempt is rebuilt in the contract's order. */
+const attemptsOf = (value: unknown): ReadonlyArray<DeliveryAttempt> =>
+  (fromJson<ReadonlyArray<DeliveryAttempt>>(value) ?? []).map((a) => ({
+    at: a.at,
+    statusCode: a.statusCode === null ? null : integer(a.statusCode),
+    error: a.error,
+    durationMs: Number(a.durationMs),
+  }))
+
+const fromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
+  id: row.id,
+  orgId: row.org_id,
+  actionId: row.action_id,
+  conversationId: row.conversation_id,
+  event: row.event as WebhookEvent,
+  status: row.status as DeliveryStatus,
+  attempts: attemptsOf(row.attempts),
+  nextAttemptAt: row.next_attempt_at as Timestamp | null,
+  createdAt: row.created_at as Timestamp,
+  request: {
+    method: row.request_method as HttpMethod,
+    url: row.request_url,
+    headers: fromJson<Record<string, string>>(row.request_headers) ?? {},
+    body: row.request_body,
+  },
+})
+
+const cursorOf = (delivery: WebhookDelivery) => ({ key: delivery.createdAt, id: delivery.id })
+
+const filtered =
+  (filter: WebhookDeliveryFilter) =>
+  (query: Knex.QueryBuilder): void => {
+    if (filter.conversationId !== undefined) void query.where('conversation_id', filter.conversationId)
+    if (filter.actionId !== undefined) void query.where('action_id', filter.actionId)
+    if (filter.status !== undefined) void query.where('status', filter.status)
+  }
+
+/** Rows per INSERT: well under SQLite's limit on bound parameters. */
+const insertChunk = 50
+
+/**
+ * The claim is one statement, so it is atomic on its own. PostgreSQL locks the rows it picks and
+ * skips rows another claim has locked (FOR UPDATE SKIP LOCKED), so concurrent workers never wait
+ * for each other nor take the same row; the CTE is materialised so the LIMIT is applied once.
+ * SQLite has one writer at a time, so its single UPDATE … RETURNING needs no more.
+ */
+const claimSql = (postgres: boolean): string =>
+  postgres
+    ? `WITH due AS MATERIALIZED (
+         SELECT id FROM ${table}
+         WHERE status = 'pending' AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, id
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+       UPDATE ${table} AS d SET next_attempt_at = ?, leased_until = ?
+       FROM due WHERE d.id = due.id
+       RETURNING d.*`
+    : `UPDATE ${table} SET next_attempt_at = ?, leased_until = ?
+       WHERE id IN (
+         SELECT id FROM ${table}
+         WHERE status = 'pending' AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, id
+         LIMIT ?)
+       RETURNING *`
+
+const byCreation = (a: WebhookDeliveryRow, b: WebhookDeliveryRow): number =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+
+export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryRepository => {
+  const postgres = db.client.dialect === 'postgresql'
+  return {
+    insertMany: (deliveries) =>
+      attempt(async () => {
+        for (let i = 0; i < deliveries.length; i += insertChunk) {
+          await db(table).insert(deliveries.slice(i, i + insertChunk).map(toRow))
+        }
+      }),
+    findById: (orgId, id) =>
+      attempt(async () => {
+        const row: WebhookDeliveryRow | undefined = await db(table).where({ org_id: orgId, id }).first()
+        return O.fromNullable(row === undefined ? undefined : fromRow(row))
+      }),
+    list: (orgId, filter, page) =>
+      attempt(async () => {
+        const rows: WebhookDeliveryRow[] = await db(table)
+          .where('org_id', orgId)
+          .modify(filtered(filter))
+          .modify(keysetPage('created_at', 'id', page))
+        return pageOfRows(rows, page, fromRow, cursorOf)
+      }),
+    claimDue: (now, limit, leaseUntil) =>
+      attempt(async () => {
+        const bindings = postgres ? [now, limit, leaseUntil, leaseUntil] : [leaseUntil, leaseUntil, now, limit]
+        const result: unknown = await db.raw(claimSql(postgres), bindings)
+        const rows = (postgres ? (result as { rows: WebhookDeliveryRow[] }).rows : (result as WebhookDeliveryRow[])) ?? []
+        // RETURNING promises no order.
+        return [...rows].sort(byCreation).map((row): ClaimedDelivery => ({ delivery: fromRow(row), leaseUntil }))
+      }),
+    recordAttempt: (claim, progress) =>
+      attempt(async () => {
+        const written: number = await db(table)
+          .where({ id: claim.delivery.id, leased_until: claim.leaseUntil })
+          .update({ status: progress.status, attempts: toJson(progress.attempts), next_attempt_at: progress.nextAttemptAt, leased_until: null })
+        return written > 0
+      }),
+    requestRetry: (orgId, id, now) =>
+      attempt(async () => {
+        // One statement: a worker finishing its attempt at the same moment cannot be overwritten.
+        await db(table)
+          .where({ org_id: orgId, id })
+          .andWhere((free) => free.whereNull('leased_until').orWhere('leased_until', '<=', now))
+          .update({ status: 'pending', next_attempt_at: now, leased_until: null })
+        const row: WebhookDeliveryRow | undefined = await db(table).where({ org_id: orgId, id }).first()
+        return O.fromNullable(row === undefined ? undefined : fromRow(row))
+      }),
+    countPending: () =>
+      attempt(async () => {
+        const row: { pending?: number | string } | undefined = await db(table).where('status', 'pending').count({ pending: '*' }).first()
+        return integer(row?.pending ?? 0)
+      }),
+  }
+}

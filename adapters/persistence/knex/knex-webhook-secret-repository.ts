@@ -1,0 +1,59 @@
+import * as O from 'fp-ts/Option'
+import { Knex } from 'knex'
+import { WebhookSecretRepository } from '../../../application/ports/webhook-secret-repository'
+import { Timestamp } from '../../../domain/shared/time'
+import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
+import { attempt } from './attempt'
+
+const table = 'webhook_secrets'
+
+interface WebhookSecretRow {
+  readonly org_id: string
+  readonly current_secret: string
+  readonly previous_secret: string | null
+  readonly previous_expires_at: string | null
+  readonly created_at: string
+  readonly rotated_at: string | null
+}
+
+const toRow = (secret: WebhookSecret): WebhookSecretRow => ({
+  org_id: secret.orgId,
+  current_secret: secret.current,
+  previous_secret: secret.previous,
+  previous_expires_at: secret.previousExpiresAt,
+  created_at: secret.createdAt,
+  rotated_at: secret.rotatedAt,
+})
+
+const fromRow = (row: WebhookSecretRow): WebhookSecret => ({
+  orgId: row.org_id,
+  current: row.current_secret,
+  previous: row.previous_secret,
+  previousExpiresAt: row.previous_expires_at as Timestamp | null,
+  createdAt: row.created_at as Timestamp,
+  rotatedAt: row.rotated_at as Timestamp | null,
+})
+
+export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository => {
+  const find = async (orgId: string): Promise<WebhookSecret | undefined> => {
+    const row: WebhookSecretRow | undefined = await db(table).where('org_id', orgId).first()
+    return row === undefined ? undefined : fromRow(row)
+  }
+  return {
+    find: (orgId) => attempt(async () => O.fromNullable(await find(orgId))),
+    findOrCreate: (candidate) =>
+      attempt(async () => {
+        // The primary key settles races: a losing insert does nothing, and the read finds the winner.
+        await db(table).insert(toRow(candidate)).onConflict('org_id').ignore()
+        const stored = await find(candidate.orgId)
+        if (stored === undefined) throw new Error(`webhook secret of ${candidate.orgId} neither inserted nor found`)
+        return stored
+      }),
+    replace: (expectedCurrent, next) =>
+      attempt(async () => {
+        const { org_id: orgId, created_at: _createdAt, ...changed } = toRow(next)
+        const written: number = await db(table).where({ org_id: orgId, current_secret: expectedCurrent }).update(changed)
+        return written > 0
+      }),
+  }
+}

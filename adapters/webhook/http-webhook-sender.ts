@@ -1,0 +1,143 @@
+import * as dns from 'node:dns'
+import * as http from 'node:http'
+import * as https from 'node:https'
+import { isIP, LookupFunction } from 'node:net'
+import { OutgoingWebhook, SendResult, WebhookSender } from '../../application/ports/webhook-sender'
+import { reservedHeaderNames } from '../../domain/webhook/webhook-delivery'
+import { refusalOf } from './address-policy'
+import { signatureHeader } from './standard-webhooks'
+
+/** The contract's success window: a 2xx later than this is a failure. */
+export const defaultSendTimeoutMs = 10_000
+
+/** Resolves every address of a host name, as `dns.lookup` with `all: true` does. */
+export type Resolve = (hostname: string, family: number) => Promise<ReadonlyArray<dns.LookupAddress>>
+
+export interface HttpWebhookSenderOptions {
+  /** Send to loopback, private, link-local and metadata addresses too (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
+  readonly allowPrivateNetworks: boolean
+  readonly timeoutMs?: number
+  /** The resolver (tests give a fake one); by default the system's, as every other connection uses. */
+  readonly resolve?: Resolve
+}
+
+const systemResolve: Resolve = (hostname, family) =>
+  dns.promises.lookup(hostname, { all: true, family: family === 4 || family === 6 ? family : 0 })
+
+const userAgent = 'Switchboard-Webhooks/1'
+
+/** Errors stay one short line in the delivery's history. */
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300)
+
+class RefusedAddress extends Error {}
+
+const refusal = (host: string, address: string): RefusedAddress => {
+  const why = refusalOf(address)
+  const named = host === address ? address : `${host} (${address})`
+  return new RefusedAddress(`refused: ${named} is a ${why} address; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it`)
+}
+
+/**
+ * The connection's DNS step: the host is resolved once, and refused when any of its addresses is
+ * not public. The socket connects to exactly the addresses checked here, so a name cannot be
+ * checked against one address and then connect to another.
+ */
+export const guardedLookup =
+  (resolve: Resolve): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, options.family === 4 || options.family === 6 ? options.family : 0).then(
+      (addresses) => {
+        const blocked = addresses.find((a) => refusalOf(a.address) !== null)
+        if (addresses.length === 0) callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0)
+        else if (blocked !== undefined) callback(refusal(hostname, blocked.address), '', 0)
+        else if (options.all === true) callback(null, [...addresses])
+        else callback(null, addresses[0].address, addresses[0].family)
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    )
+  }
+
+/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in milliseconds from now. */
+export const retryAfterMs = (value: string | undefined, nowMs: number): number | null => {
+  if (value === undefined) return null
+  const text = value.trim()
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) || !/[A-Za-z]/.test(text) ? null : Math.max(0, at - nowMs)
+}
+
+const ownHeaders = (given: Readonly<Record<string, string>>): Record<string, string> => {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(given)) if (!reservedHeaderNames.includes(name.toLowerCase())) kept[name] = value
+  return kept
+}
+
+/**
+ * Webhooks over node:http and node:https: the stored method, URL, headers and body, plus the
+ * Standard Webhooks headers. Redirects are not followed (a 3xx is a failed attempt). Success is a
+ * 2xx status within `timeoutMs` of the start; the whole attempt, DNS and connection included, is
+ * cut off then. Each attempt has its own connection (no keep-alive), so nothing outlives it.
+ */
+export const httpWebhookSender = (options: HttpWebhookSenderOptions): WebhookSender => {
+  const timeoutMs = options.timeoutMs ?? defaultSendTimeoutMs
+  const lookup = options.allowPrivateNetworks ? undefined : guardedLookup(options.resolve ?? systemResolve)
+
+  const send = (webhook: OutgoingWebhook) => (): Promise<SendResult> =>
+    new Promise<SendResult>((resolve) => {
+      const started = process.hrtime.bigint()
+      let request: http.ClientRequest | undefined
+      let statusCode: number | null = null
+      let settled = false
+      const finish = (error: string | null, retryAfter: number | null = null): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        request?.destroy()
+        resolve({ statusCode, error, durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6), retryAfterMs: retryAfter })
+      }
+      // An answer whose status came in time counts, even if its body is still arriving.
+      const timer = setTimeout(() => finish(statusCode === null ? `no answer within ${timeoutMs / 1000} s` : null), timeoutMs)
+
+      let url: URL
+      try {
+        url = new URL(webhook.request.url)
+      } catch {
+        return finish('the endpoint URL is not a valid URL')
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return finish(`${url.protocol} URLs are not delivered to`)
+      // Node connects to an IP literal without a lookup, so the literal is checked here.
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+      if (lookup !== undefined && isIP(host) !== 0 && refusalOf(host) !== null) return finish(refusal(host, host).message)
+
+      const body = Buffer.from(webhook.request.body, 'utf8')
+      const given = ownHeaders(webhook.request.headers)
+      const headers: Record<string, string> = {
+        ...(Object.keys(given).some((name) => name.toLowerCase() === 'user-agent') ? {} : { 'user-agent': userAgent }),
+        ...given,
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'webhook-id': webhook.id,
+        'webhook-timestamp': String(webhook.timestamp),
+        'webhook-signature': signatureHeader(webhook.secrets, webhook.id, webhook.timestamp, webhook.request.body),
+      }
+      try {
+        const transport = url.protocol === 'https:' ? https : http
+        request = transport.request(url, { method: webhook.request.method, headers, agent: false, lookup }, (response) => {
+          statusCode = response.statusCode ?? null
+          const retryAfter = retryAfterMs(response.headers['retry-after'], Date.now())
+          const error = statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirects are not followed (HTTP ${statusCode})` : null
+          response.resume()
+          response.on('end', () => finish(error, retryAfter))
+          response.on('error', () => finish(error, retryAfter))
+          response.on('close', () => finish(error, retryAfter))
+        })
+        request.on('error', (e: NodeJS.ErrnoException) => finish(e instanceof RefusedAddress ? e.message : oneLine(e.message || e.code || 'the request failed')))
+        request.end(body)
+      } catch (e) {
+        // Node refuses some headers (characters it cannot send) when the request is built.
+        finish(oneLine(e instanceof Error ? e.message : String(e)))
+      }
+    })
+
+  return { timeoutMs, send }
+}

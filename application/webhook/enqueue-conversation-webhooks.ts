@@ -1,0 +1,70 @@
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { Action, isHttpEndpoint, webhookEventOf } from '../../domain/action/action'
+import { Conversation, endsNow } from '../../domain/conversation/conversation'
+import { StoreUnavailable } from '../../domain/shared/errors'
+import { Timestamp } from '../../domain/shared/time'
+import { newWebhookDelivery, WebhookDelivery, WebhookEvent } from '../../domain/webhook/webhook-delivery'
+import { webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
+import { ActionRepository } from '../ports/action-repository'
+import { IdGenerator } from '../ports/id-generator'
+import { Cursor } from '../ports/paging'
+import { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
+import { maxPageSize } from '../shared/list-query'
+
+/** The events a new conversation raises: it starts, and it ends too when it comes with an end. */
+export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<WebhookEvent> =>
+  conversation.timestampEnd === null ? ['conversation.started'] : ['conversation.started', 'conversation.ended']
+
+/** The events a change raises: the end, when this change sets it. */
+export const eventsOfChange = (before: Conversation, after: Conversation): ReadonlyArray<WebhookEvent> =>
+  endsNow(before, after) ? ['conversation.ended'] : []
+
+/** Every action linked to the agent, page after page. */
+const linkedActions = (actions: ActionRepository, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> => {
+  const from = (after: Cursor | null, found: ReadonlyArray<Action>): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> =>
+    pipe(
+      actions.listLinkedToAgent(orgId, agentId, { limit: maxPageSize, after }),
+      TE.chain((page) => (page.next === null ? TE.right([...found, ...page.items]) : from(page.next, [...found, ...page.items]))),
+    )
+  return from(null, [])
+}
+
+/**
+ * The outbox write: one delivery per action linked to the conversation's agent whose trigger is
+ * one of `events` and whose endpoint is HTTP. Call it with the repositories of the transaction
+ * that writes the conversation, so both are stored or neither is.
+ */
+export const enqueueConversationWebhooks = (
+  repos: { readonly actions: ActionRepository; readonly webhookDeliveries: WebhookDeliveryRepository },
+  ids: IdGenerator,
+  conversation: Conversation,
+  events: ReadonlyArray<WebhookEvent>,
+  at: Timestamp,
+): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookDelivery>> => {
+  if (events.length === 0) return TE.right([])
+  return pipe(
+    linkedActions(repos.actions, conversation.orgId, conversation.aiAgentId),
+    TE.map((actions) =>
+      actions.flatMap((action) => {
+        const event = webhookEventOf(action)
+        const endpoint = action.endpoint
+        if (event === null || !events.includes(event) || endpoint === null || !isHttpEndpoint(endpoint)) return []
+        const context = webhookContext(event, at, conversation, action)
+        return [
+          newWebhookDelivery({
+            id: ids.next('webhook-delivery'),
+            orgId: conversation.orgId,
+            actionId: action.id,
+            conversationId: conversation.id,
+            event,
+            endpoint,
+            body: webhookBody(endpoint.payload, context),
+            at,
+          }),
+        ]
+      }),
+    ),
+    TE.chainFirst((deliveries) => repos.webhookDeliveries.insertMany(deliveries)),
+  )
+}

@@ -1,0 +1,163 @@
+import { HttpActionEndpoint, HttpMethod } from '../action/action'
+import { Timestamp, timestampFromMillis } from '../shared/time'
+
+export const webhookEvents = ['conversation.started', 'conversation.ended'] as const
+export type WebhookEvent = (typeof webhookEvents)[number]
+
+export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = (typeof deliveryStatuses)[number]
+
+/** One try at sending: when it started, the receiver's status or why there was none, how long it took. */
+export interface DeliveryAttempt {
+  readonly at: Timestamp
+  readonly statusCode: number | null
+  readonly error: string | null
+  readonly durationMs: number
+}
+
+/** What is sent, fixed when the event happens (the outbox row): every retry sends the same bytes. */
+export interface WebhookRequest {
+  readonly method: HttpMethod
+  readonly url: string
+  /** The endpoint's own headers, without the ones the delivery sets itself. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * One event for one action. `pending` until a 2xx answer (`delivered`) or until its retries run
+ * out (`failed`); `nextAttemptAt` is set exactly while it is pending. Its id is the `webhook-id`.
+ */
+export interface WebhookDelivery {
+  readonly id: string
+  readonly orgId: string
+  readonly actionId: string
+  readonly conversationId: string
+  readonly event: WebhookEvent
+  readonly status: DeliveryStatus
+  /** Oldest first. */
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+  readonly nextAttemptAt: Timestamp | null
+  readonly createdAt: Timestamp
+  readonly request: WebhookRequest
+}
+
+/**
+ * Headers the delivery itself sets (Standard Webhooks and the framing of the body): an endpoint
+ * header of the same name, in any case, is dropped rather than sent twice or allowed to break the request.
+ */
+export const reservedHeaderNames: ReadonlyArray<string> = [
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'host',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]
+
+const headersOf = (endpoint: HttpActionEndpoint): Record<string, string> => {
+  let given: unknown = endpoint.headers ?? {}
+  if (typeof given === 'string') {
+    try {
+      given = JSON.parse(given)
+    } catch {
+      given = {}
+    }
+  }
+  const headers: Record<string, string> = {}
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return headers
+  for (const [name, value] of Object.entries(given)) {
+    if (typeof value === 'string' && !reservedHeaderNames.includes(name.toLowerCase())) headers[name] = value
+  }
+  return headers
+}
+
+export const newWebhookDelivery = (fields: {
+  readonly id: string
+  readonly orgId: string
+  readonly actionId: string
+  readonly conversationId: string
+  readonly event: WebhookEvent
+  readonly endpoint: HttpActionEndpoint
+  readonly body: string
+  readonly at: Timestamp
+}): WebhookDelivery => ({
+  id: fields.id,
+  orgId: fields.orgId,
+  actionId: fields.actionId,
+  conversationId: fields.conversationId,
+  event: fields.event,
+  status: 'pending',
+  attempts: [],
+  nextAttemptAt: fields.at,
+  createdAt: fields.at,
+  request: { method: fields.endpoint.method, url: fields.endpoint.url, headers: headersOf(fields.endpoint), body: fields.body },
+})
+
+/**
+ * When to try again. The contract's schedule: first retry after about 5 s, doubling, at most 8
+ * attempts, all within about a day (the doubling alone spans about 11 minutes; Retry-After can
+ * stretch it, never past `maxAgeMs` after the event).
+ */
+export interface RetryPolicy {
+  readonly firstDelayMs: number
+  readonly maxAttempts: number
+  readonly maxAgeMs: number
+  /** How far a Retry-After may push the next attempt. */
+  readonly maxRetryAfterMs: number
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  firstDelayMs: 5_000,
+  maxAttempts: 8,
+  maxAgeMs: 24 * 60 * 60 * 1000,
+  maxRetryAfterMs: 24 * 60 * 60 * 1000,
+}
+
+/**
+ * The pause after the `attemptsMade`-th failed attempt: firstDelayMs · 2^(attemptsMade−1), spread
+ * by ±20 % with `jitter` (a random number in [0, 1)) so that receivers coming back up are not
+ * hit by every delivery at once.
+ */
+export const retryDelayMs = (policy: RetryPolicy, attemptsMade: number, jitter: number): number => {
+  const spread = 0.8 + 0.4 * Math.min(Math.max(jitter, 0), 1)
+  return Math.round(policy.firstDelayMs * 2 ** Math.max(attemptsMade - 1, 0) * spread)
+}
+
+export const isSuccessStatus = (statusCode: number | null): boolean => statusCode !== null && statusCode >= 200 && statusCode <= 299
+
+/** Only these answers carry a Retry-After that a client is asked to honour (RFC 9110 §10.2.3). */
+const honoursRetryAfter = (statusCode: number | null): boolean => statusCode === 429 || statusCode === 503
+
+/** An attempt as the sender reports it. */
+export interface AttemptOutcome extends DeliveryAttempt {
+  /** The receiver's Retry-After, in milliseconds from the end of the attempt, when it sent one. */
+  readonly retryAfterMs: number | null
+}
+
+const millisOf = (at: Timestamp): number => Date.parse(at)
+
+/**
+ * The delivery after one more attempt ended at `endedAt`: delivered on a 2xx; else retried after
+ * the backoff (or the receiver's Retry-After on 429 and 503, when longer) while attempts remain
+ * and the retry still falls within `maxAgeMs` of the event; else failed.
+ */
+export const afterAttempt = (
+  delivery: WebhookDelivery,
+  outcome: AttemptOutcome,
+  endedAt: Timestamp,
+  jitter: number,
+  policy: RetryPolicy = defaultRetryPolicy,
+): WebhookDelivery => {
+  const attempt: DeliveryAttempt = { at: outcome.at, statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs }
+  const attempts = [...delivery.attempts, attempt]
+  if (isSuccessStatus(outcome.statusCode)) return { ...delivery, attempts, status: 'delivered', nextAttemptAt: null }
+  const asked = honoursRetryAfter(outcome.statusCode) && outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs) : 0
+  const next = millisOf(endedAt) + Math.max(retryDelayMs(policy, attempts.length, jitter), asked)
+  const exhausted = attempts.length >= policy.maxAttempts || next > millisOf(delivery.createdAt) + policy.maxAgeMs
+  return exhausted
+    ? { ...delivery, attempts, status: 'failed', nextAttemptAt: null }
+    : { ...delivery, attempts, status: 'pending', nextAttemptAt: timestampFromMillis(next) }
+}

@@ -1,0 +1,166 @@
+import { expect } from 'chai'
+import { HttpActionEndpoint } from '../../domain/action/action'
+import { timestampFromMillis } from '../../domain/shared/time'
+import { afterAttempt, AttemptOutcome, defaultRetryPolicy, newWebhookDelivery, retryDelayMs, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { defaultWebhookBody, fillTemplate, webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
+import { newWebhookSecret, rotatedSecret, signingSecretsAt } from '../../domain/webhook/webhook-secret'
+import { aConversation, anAction, at } from '../support/builders'
+import { aDelivery } from './builders'
+
+const plus = (base: string, ms: number) => timestampFromMillis(Date.parse(base) + ms)
+
+const failure = (overrides: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+  at: at(0),
+  statusCode: 500,
+  error: null,
+  durationMs: 20,
+  retryAfterMs: null,
+  ...overrides,
+})
+
+describe('webhook delivery (domain)', () => {
+  describe('retryDelayMs', () => {
+    it('starts at about 5 s and doubles, spread by ±20 % of jitter', () => {
+      const middle = [1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(defaultRetryPolicy, n, 0.5))
+      expect(middle).to.deep.equal([5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000])
+      expect(retryDelayMs(defaultRetryPolicy, 1, 0)).to.equal(4_000)
+      expect(retryDelayMs(defaultRetryPolicy, 1, 0.999999)).to.equal(6_000)
+      expect(retryDelayMs(defaultRetryPolicy, 3, 0.25)).to.equal(18_000)
+    })
+  })
+
+  describe('afterAttempt', () => {
+    it('is delivered after a 2xx, with the attempt recorded and no next attempt', () => {
+      for (const statusCode of [200, 202, 204, 299]) {
+        const next = afterAttempt(aDelivery(), failure({ statusCode }), at(1), 0.5)
+        expect(next.status).to.equal('delivered')
+        expect(next.nextAttemptAt).to.equal(null)
+        expect(next.attempts).to.deep.equal([{ at: at(0), statusCode, error: null, durationMs: 20 }])
+      }
+    })
+
+    it('retries anything else after the backoff, counted from the end of the attempt', () => {
+      for (const outcome of [failure({ statusCode: 302, error: 'redirects are not followed (HTTP 302)' }), failure({ statusCode: 404 }), failure({ statusCode: null, error: 'no answer within 10 s' }), failure({ statusCode: 199 })]) {
+        const next = afterAttempt(aDelivery(), outcome, at(1), 0.5)
+        expect(next.status).to.equal('pending')
+        expect(next.nextAttemptAt).to.equal(plus(at(1), 5_000))
+        expect(next.attempts).to.have.length(1)
+      }
+    })
+
+    it('keeps earlier attempts, oldest first, and backs off further each time', () => {
+      let delivery: WebhookDelivery = aDelivery()
+      const waits: number[] = []
+      let now = at(0)
+      for (let n = 1; n <= 7; n++) {
+        delivery = afterAttempt(delivery, failure({ at: now }), now, 0.5)
+        waits.push(Date.parse(delivery.nextAttemptAt ?? '') - Date.parse(now))
+        now = delivery.nextAttemptAt ?? now
+      }
+      expect(waits).to.deep.equal([5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000])
+      expect(delivery.attempts.map((a) => a.at)).to.deep.equal([...delivery.attempts.map((a) => a.at)].sort())
+      const last = afterAttempt(delivery, failure({ at: now }), now, 0.5)
+      expect(last.status).to.equal('failed')
+      expect(last.nextAttemptAt).to.equal(null)
+      expect(last.attempts).to.have.length(8)
+    })
+
+    it('honours Retry-After on 429 and 503 when it asks for longer, and only there', () => {
+      const oneMinute = 60_000
+      expect(afterAttempt(aDelivery(), failure({ statusCode: 429, retryAfterMs: oneMinute }), at(1), 0.5).nextAttemptAt).to.equal(plus(at(1), oneMinute))
+      expect(afterAttempt(aDelivery(), failure({ statusCode: 503, retryAfterMs: oneMinute }), at(1), 0.5).nextAttemptAt).to.equal(plus(at(1), oneMinute))
+      expect(afterAttempt(aDelivery(), failure({ statusCode: 503, retryAfterMs: 1_000 }), at(1), 0.5).nextAttemptAt).to.equal(plus(at(1), 5_000))
+      expect(afterAttempt(aDelivery(), failure({ statusCode: 500, retryAfterMs: oneMinute }), at(1), 0.5).nextAttemptAt).to.equal(plus(at(1), 5_000))
+    })
+
+    it('fails rather than retry later than a day after the event', () => {
+      const day = 24 * 60 * 60_000
+      expect(afterAttempt(aDelivery(), failure({ statusCode: 503, retryAfterMs: day + 1 }), at(1), 0.5).status).to.equal('failed')
+      const old = aDelivery({ createdAt: plus(at(0), -day) })
+      expect(afterAttempt(old, failure(), at(0), 0.5).status).to.equal('failed')
+    })
+
+    it('a manual retry of a delivery out of attempts gets that one attempt', () => {
+      const exhausted = aDelivery({ status: 'failed', nextAttemptAt: null, attempts: Array.from({ length: 8 }, () => ({ at: at(0), statusCode: 500, error: null, durationMs: 1 })) })
+      expect(afterAttempt(exhausted, failure(), at(1), 0.5).status).to.equal('failed')
+      expect(afterAttempt(exhausted, failure({ statusCode: 200 }), at(1), 0.5).status).to.equal('delivered')
+    })
+  })
+
+  describe('newWebhookDelivery', () => {
+    const endpoint = (overrides: Partial<HttpActionEndpoint>): HttpActionEndpoint => ({ url: 'https://h.example/x', method: 'PUT', ...overrides })
+
+    it('is pending and due at once, with the endpoint method, URL and headers', () => {
+      const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'org.a', actionId: 'act.1', conversationId: 'con.1', event: 'conversation.ended', endpoint: endpoint({ headers: { 'X-Key': 'k' } }), body: '{}', at: at(3) })
+      expect(delivery).to.deep.equal({
+        id: 'whd.1',
+        orgId: 'org.a',
+        actionId: 'act.1',
+        conversationId: 'con.1',
+        event: 'conversation.ended',
+        status: 'pending',
+        attempts: [],
+        nextAttemptAt: at(3),
+        createdAt: at(3),
+        request: { method: 'PUT', url: 'https://h.example/x', headers: { 'X-Key': 'k' }, body: '{}' },
+      })
+    })
+
+    it('reads headers given as JSON text, and drops the ones the delivery sets itself', () => {
+      const headers = JSON.stringify({ Authorization: 'Bearer x', 'Content-Type': 'text/plain', 'WEBHOOK-ID': 'forged', 'webhook-signature': 'v1,forged', Host: 'evil', 'Content-Length': '1' })
+      const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint: endpoint({ headers }), body: '', at: at(0) })
+      expect(delivery.request.headers).to.deep.equal({ Authorization: 'Bearer x' })
+    })
+  })
+})
+
+describe('webhook payload (domain)', () => {
+  const conversation = aConversation({ transcriptSummary: 'She said "hi"\nthen left \\ 🙂', timestampEnd: null, status: 'active' })
+  const context = webhookContext('conversation.started', at(50), conversation, anAction())
+
+  it('the default body is the contract\'s: type, timestamp, the conversation as the API shows it, the action', () => {
+    const body = JSON.parse(defaultWebhookBody(context))
+    const { version: _version, ...shown } = conversation
+    expect(body).to.deep.equal({ type: 'conversation.started', timestamp: at(50), data: { conversation: JSON.parse(JSON.stringify(shown)), action: { id: 'act.a1', name: 'Book a meeting' } } })
+    expect(body.data.conversation).not.to.have.property('version')
+  })
+
+  it('fills placeholders inside strings JSON-escaped, so the template stays valid JSON', () => {
+    const filled = fillTemplate('{"text":"Summary: {{conversation.transcriptSummary}} ({{ conversation.id }}, {{conversation.timestampEnd}})"}', context)
+    expect(JSON.parse(filled)).to.deep.equal({ text: `Summary: ${conversation.transcriptSummary} (con.c1, null)` })
+  })
+
+  it('a placeholder that is a whole JSON string becomes the value itself: null, numbers, objects', () => {
+    const filled = fillTemplate('{"end":"{{conversation.timestampEnd}}","comments":"{{conversation.adminComments}}","rating":"{{conversation.adminComments.0.rating}}","id":"{{conversation.id}}"}', context)
+    expect(JSON.parse(filled)).to.deep.equal({ end: null, comments: conversation.adminComments, rating: 5, id: 'con.c1' })
+  })
+
+  it('fills an object payload through its JSON text; unknown paths stay as written', () => {
+    const body = webhookBody({ event: '{{type}}', at: '{{timestamp}}', who: { action: '{{action.name}}', missing: '{{conversation.nope}}' }, n: 3 }, context)
+    expect(JSON.parse(body)).to.deep.equal({ event: 'conversation.started', at: at(50), who: { action: 'Book a meeting', missing: '{{conversation.nope}}' }, n: 3 })
+  })
+
+  it('a text payload that is not JSON is filled as text, escaped', () => {
+    expect(webhookBody('id={{conversation.id}} summary={{conversation.transcriptSummary}}', context)).to.equal(
+      `id=con.c1 summary=${JSON.stringify(conversation.transcriptSummary).slice(1, -1)}`,
+    )
+  })
+
+  it('without a payload, the default body', () => {
+    expect(webhookBody(undefined, context)).to.equal(defaultWebhookBody(context))
+  })
+})
+
+describe('webhook secret (domain)', () => {
+  it('a rotation keeps the replaced secret signing for 24 hours, then drops it', () => {
+    const first = newWebhookSecret('org.a', 'whsec_one', at(0))
+    expect(signingSecretsAt(first, at(1))).to.deep.equal(['whsec_one'])
+    const second = rotatedSecret(first, 'whsec_two', at(10))
+    expect(second).to.deep.equal({ orgId: 'org.a', current: 'whsec_two', previous: 'whsec_one', previousExpiresAt: at(10 + 24 * 60), createdAt: at(0), rotatedAt: at(10) })
+    expect(signingSecretsAt(second, at(11))).to.deep.equal(['whsec_two', 'whsec_one'])
+    expect(signingSecretsAt(second, at(10 + 24 * 60 - 1))).to.deep.equal(['whsec_two', 'whsec_one'])
+    expect(signingSecretsAt(second, at(10 + 24 * 60))).to.deep.equal(['whsec_two'])
+    const third = rotatedSecret(second, 'whsec_three', at(20))
+    expect(signingSecretsAt(third, at(21))).to.deep.equal(['whsec_three', 'whsec_two'])
+  })
+})
