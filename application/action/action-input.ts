@@ -4,7 +4,7 @@ import * as t from 'io-ts'
 import { ActionEndpoint, ActionFields, httpMethods, invocationTriggers } from '../../domain/action/action'
 import { JsonObject } from '../../domain/shared/json'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
-import { httpUrl, jsonObject, nullable, oneOf, orNull, strictObject, text } from '../shared/codecs'
+import { describedAs, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
 /** Header names are HTTP tokens; values may not break the header line. */
@@ -22,7 +22,7 @@ const headerProblem = (headers: unknown): string | null => {
 }
 
 /** An object of header strings, or a string holding such a JSON object; kept as given. */
-const endpointHeaders = new t.Type<string | Record<string, string>, unknown, unknown>(
+const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, unknown, unknown>(
   'headers',
   (u): u is string | Record<string, string> => typeof u === 'string' || (typeof u === 'object' && u !== null),
   (u, c) => {
@@ -40,14 +40,20 @@ const endpointHeaders = new t.Type<string | Record<string, string>, unknown, unk
     return problem === null ? t.success(u as Record<string, string>) : t.failure(u, c, problem)
   },
   t.identity,
-)
+), {
+  anyOf: [
+    { type: 'object', additionalProperties: { type: 'string' } },
+    { type: 'string', description: 'The same object as JSON text.' },
+  ],
+  description: 'Headers sent with every call: names are HTTP tokens, values strings without control characters.',
+})
 
-const endpointPayload = new t.Type<string | JsonObject, unknown, unknown>(
+const endpointPayload = describedAs(new t.Type<string | JsonObject, unknown, unknown>(
   'payload',
   (u): u is string | JsonObject => typeof u === 'string' || jsonObject.is(u),
   (u, c) => (typeof u === 'string' ? text(0).validate(u, c) : jsonObject.validate(u, c)),
   t.identity,
-)
+), { anyOf: [{ type: 'string' }, { type: 'object' }], description: 'The body sent instead of the event; `{{conversation.id}}`-style placeholders are filled in.' })
 
 const httpEndpoint = strictObject(
   'HttpActionEndpoint',
@@ -58,7 +64,7 @@ const httpEndpoint = strictObject(
 const internalEndpoint = strictObject('InternalActionEndpoint', { type: oneOf(['internal']), operation: text(1, 512) })
 
 /** The two endpoint shapes, told apart by `type`; an HTTP endpoint's method defaults to POST. */
-const endpoint = new t.Type<ActionEndpoint, unknown, unknown>(
+const endpoint = describedAs(new t.Type<ActionEndpoint, unknown, unknown>(
   'endpoint',
   (u): u is ActionEndpoint => typeof u === 'object' && u !== null,
   (u, c) => {
@@ -76,10 +82,13 @@ const endpoint = new t.Type<ActionEndpoint, unknown, unknown>(
     )
   },
   t.identity,
-)
+), () => ({
+  oneOf: [schemaOf(httpEndpoint), schemaOf(internalEndpoint)],
+  description: 'An HTTP endpoint (method defaults to POST) or an internal operation (`type: internal`).',
+}))
 
 const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unknown> =>
-  new t.Type<JsonObject, unknown, unknown>(
+  describedAs(new t.Type<JsonObject, unknown, unknown>(
     'JSON Schema',
     jsonObject.is,
     (u, c) =>
@@ -93,7 +102,7 @@ const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unk
         }),
       ),
     t.identity,
-  )
+  ), { type: 'object', description: 'A JSON Schema (draft 2020-12, or draft-07 with its `$schema`) of the arguments.' })
 
 export const actionReadOnlyFields = ['id', 'orgId', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
 

@@ -39,7 +39,7 @@ const voice = strictObject(
   {
     gender: text(1, 512),
     languageAccent: strictObject('LanguageAccent', {}, { language: text(1, 512), accent: text(1, 512) }),
-    modelId: refined(text(1, 512), (id) => id.startsWith('voi.'), 'must be a voice model id starting with voi.'),
+    modelId: refined(text(1, 512), (id) => id.startsWith('voi.'), 'must be a voice model id starting with voi.', { pattern: '^voi\\.' }),
   },
 )
 

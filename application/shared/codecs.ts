@@ -21,9 +21,38 @@ const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwn
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u)
 
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it) of what a codec accepts. */
+export type JsonSchema = Readonly<Record<string, unknown>>
+
+const schemas = new WeakMap<t.Any, () => JsonSchema>()
+
+/**
+ * Attaches to `codec` the JSON Schema of what it accepts, so the OpenAPI document is generated from
+ * the codecs that validate. A thunk, so composite codecs describe their parts only when asked.
+ */
+export const describedAs = <C extends t.Any>(codec: C, schema: JsonSchema | (() => JsonSchema)): C => {
+  schemas.set(codec, typeof schema === 'function' ? schema : () => schema)
+  return codec
+}
+
+/** The JSON Schema of a codec made here or described with `describedAs`; throws, naming it, otherwise. */
+export const schemaOf = (codec: t.Any): JsonSchema => {
+  const make = schemas.get(codec)
+  if (make === undefined) throw new Error(`the codec ${codec.name} has no JSON Schema: describe it with describedAs`)
+  return make()
+}
+
+/** `schema`, or null. */
+export const orNullSchema = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] })
+
+const lengthBounds = (min: number, max: number): JsonSchema => ({
+  ...(min > 0 ? { minLength: min } : {}),
+  ...(max === Number.MAX_SAFE_INTEGER ? {} : { maxLength: max }),
+})
+
 /** Text whose length in Unicode code points is within [min, max]. NUL is refused: no store keeps it faithfully. */
 export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type<string, string, unknown> =>
-  new t.Type<string, string, unknown>(
+  describedAs(new t.Type<string, string, unknown>(
     'string',
     (u): u is string => typeof u === 'string',
     (u, c) => {
@@ -42,11 +71,11 @@ export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type
       return t.success(u)
     },
     t.identity,
-  )
+  ), { type: 'string', ...lengthBounds(min, max) })
 
 /** One of a fixed list of strings. */
 export const oneOf = <V extends string>(values: ReadonlyArray<V>): t.Type<V, V, unknown> =>
-  new t.Type<V, V, unknown>(
+  describedAs(new t.Type<V, V, unknown>(
     values.join(' | '),
     (u): u is V => typeof u === 'string' && (values as ReadonlyArray<string>).includes(u),
     (u, c) =>
@@ -54,11 +83,11 @@ export const oneOf = <V extends string>(values: ReadonlyArray<V>): t.Type<V, V, 
         ? t.success(u as V)
         : t.failure(u, c, `must be one of ${values.join(', ')}`),
     t.identity,
-  )
+  ), { type: 'string', enum: [...values] })
 
 /** An integer within [min, max]. */
 export const integer = (min: number, max: number): t.Type<number, number, unknown> =>
-  new t.Type<number, number, unknown>(
+  describedAs(new t.Type<number, number, unknown>(
     'integer',
     (u): u is number => typeof u === 'number' && Number.isInteger(u),
     (u, c) =>
@@ -66,18 +95,18 @@ export const integer = (min: number, max: number): t.Type<number, number, unknow
         ? t.success(u)
         : t.failure(u, c, `must be an integer from ${min} to ${max}`),
     t.identity,
-  )
+  ), { type: 'integer', minimum: min, maximum: max })
 
-export const boolean = new t.Type<boolean, boolean, unknown>(
+export const boolean = describedAs(new t.Type<boolean, boolean, unknown>(
   'boolean',
   (u): u is boolean => typeof u === 'boolean',
   (u, c) => (typeof u === 'boolean' ? t.success(u) : t.failure(u, c, 'must be true or false')),
   t.identity,
-)
+), { type: 'boolean' })
 
 /** An absolute http or https URL of 1 to `max` code points. */
 export const httpUrl = (max: number): t.Type<string, string, unknown> =>
-  new t.Type<string, string, unknown>(
+  describedAs(new t.Type<string, string, unknown>(
     'url',
     (u): u is string => typeof u === 'string',
     (u, c) =>
@@ -95,7 +124,7 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
         }),
       ),
     t.identity,
-  )
+  ), { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', ...lengthBounds(1, max) })
 
 const isoDateTime =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/
@@ -130,7 +159,7 @@ export const parseDateTime = (s: string): Timestamp | null => {
   return /^\d{4}-/.test(iso) ? (iso as Timestamp) : null
 }
 
-export const dateTime = new t.Type<Timestamp, string, unknown>(
+export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
   'date-time',
   (u): u is Timestamp => typeof u === 'string' && parseDateTime(u) === u,
   (u, c) => {
@@ -139,7 +168,12 @@ export const dateTime = new t.Type<Timestamp, string, unknown>(
     return parsed === null ? t.failure(u, c, 'must be a valid ISO 8601 date-time, such as 2026-03-01T09:30:00Z') : t.success(parsed)
   },
   t.identity,
-)
+), {
+  type: 'string',
+  pattern: isoDateTime.source,
+  description: 'ISO 8601 date-time; without a zone designator it is UTC. Returned in UTC with milliseconds.',
+  examples: ['2026-03-01T09:30:00Z'],
+})
 
 const containsNul = (value: unknown): boolean => {
   if (typeof value === 'string') return value.includes('\u0000')
@@ -149,7 +183,7 @@ const containsNul = (value: unknown): boolean => {
 }
 
 /** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */
-export const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
+export const jsonObject = describedAs(new t.Type<JsonObject, JsonObject, unknown>(
   'object',
   (u): u is JsonObject => isPlainObject(u),
   (u, c) =>
@@ -159,7 +193,7 @@ export const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
         ? t.failure(u, c, 'must not contain the NUL character')
         : t.success(u as JsonObject),
   t.identity,
-)
+), { type: 'object' })
 
 /** An array of `min` to `max` elements, each decoded by `item`. */
 export const arrayOf = <A, O>(
@@ -167,7 +201,7 @@ export const arrayOf = <A, O>(
   min = 0,
   max = Number.MAX_SAFE_INTEGER,
 ): t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown> =>
-  new t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown>(
+  describedAs(new t.Type<ReadonlyArray<A>, ReadonlyArray<O>, unknown>(
     `array`,
     (u): u is ReadonlyArray<A> => Array.isArray(u) && u.every(item.is),
     (u, c) => {
@@ -186,7 +220,12 @@ export const arrayOf = <A, O>(
       return errors.length > 0 ? E.left(errors) : t.success(out)
     },
     (a) => a.map(item.encode),
-  )
+  ), () => ({
+    type: 'array',
+    items: schemaOf(item),
+    ...(min > 0 ? { minItems: min } : {}),
+    ...(max === Number.MAX_SAFE_INTEGER ? {} : { maxItems: max }),
+  }))
 
 type Required<P extends t.Props> = { [K in keyof P]: t.TypeOf<P[K]> }
 type Optional<P extends t.Props> = { [K in keyof P]?: t.TypeOf<P[K]> | null }
@@ -202,7 +241,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
   optional: P = {} as P,
   readOnly: ReadonlyArray<string> = [],
 ): t.Type<Required<R> & Optional<P>, unknown, unknown> =>
-  new t.Type<Required<R> & Optional<P>, unknown, unknown>(
+  describedAs(new t.Type<Required<R> & Optional<P>, unknown, unknown>(
     name,
     (u): u is Required<R> & Optional<P> => isPlainObject(u),
     (u, c) => {
@@ -239,29 +278,45 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
       return errors.length > 0 ? E.left(errors) : t.success(out as Required<R> & Optional<P>)
     },
     t.identity,
-  )
+  ), () => ({
+    type: 'object',
+    properties: Object.fromEntries([
+      ...Object.entries(required).map(([key, codec]) => [key, schemaOf(codec)]),
+      // Optional keys take null as well as absence.
+      ...Object.entries(optional).map(([key, codec]) => [key, orNullSchema(schemaOf(codec))]),
+    ]),
+    ...(Object.keys(required).length > 0 ? { required: Object.keys(required) } : {}),
+    additionalProperties: false,
+  }))
 
 /** A value that may also be null; unlike optional keys, the key itself must be present. */
 export const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>
-  new t.Type<A | null, O | null, unknown>(
+  describedAs(new t.Type<A | null, O | null, unknown>(
     codec.name,
     (u): u is A | null => u === null || codec.is(u),
     (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
     (a) => (a === null ? null : codec.encode(a)),
-  )
+  ), () => orNullSchema(schemaOf(codec)))
 
-/** A custom check layered on a codec, failing with `message` where `ok` says no. */
+/** A failure message as a sentence: `must be …` reads `Must be ….` */
+const sentence = (message: string): string => `${message.charAt(0).toUpperCase()}${message.slice(1)}${message.endsWith('.') ? '' : '.'}`
+
+/**
+ * A custom check layered on a codec, failing with `message` where `ok` says no. Its schema is the
+ * codec's, with `message` as the description and `schema` (a pattern, say) added when given.
+ */
 export const refined = <A, O>(
   codec: t.Type<A, O, unknown>,
   ok: (a: A) => boolean,
   message: string,
+  schema: JsonSchema = {},
 ): t.Type<A, O, unknown> =>
-  new t.Type<A, O, unknown>(
+  describedAs(new t.Type<A, O, unknown>(
     codec.name,
     codec.is,
     (u, c) => pipe(codec.validate(u, c), E.chain((a) => (ok(a) ? t.success(a) : t.failure(u, c, message)))),
     codec.encode,
-  )
+  ), () => ({ ...schemaOf(codec), description: sentence(message), ...schema }))
 
 /** Optional keys decode to null when absent, which is what records store. */
 export const orNull = <A>(value: A | null | undefined): A | null => (value === undefined ? null : value)

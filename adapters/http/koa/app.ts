@@ -4,18 +4,24 @@ import Koa, { Context, Next } from 'koa'
 import { randomUUID } from 'node:crypto'
 import { Logger } from 'pino'
 import { Core } from '../../../application/core'
+import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
 import { internalErrorProblem, problemOf } from './problem'
 import { renderProblem } from './respond'
 import { actionRoutes } from './routes/action-routes'
 import { aiAgentRoutes } from './routes/ai-agent-routes'
 import { conversationRoutes } from './routes/conversation-routes'
+import { docsRoutes } from './routes/docs-routes'
 import { healthRoutes, Readiness } from './routes/health-routes'
+import { metricsRoutes } from './routes/metrics-routes'
 import { prospectRoutes } from './routes/prospect-routes'
+import { webhookDeliveryRoutes } from './routes/webhook-delivery-routes'
 
 export interface HttpOptions {
   readonly logger: Logger
   /** Whether the store is reachable and migrated, for /readyz; ready when not given. */
   readonly readiness?: Readiness
+  /** Counts and times every request, and renders GET /metrics; a private set when not given. */
+  readonly metrics?: HttpMetrics
 }
 
 const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
@@ -25,16 +31,28 @@ const isPublicPath = (path: string): boolean => !(path === '/v1' || path.startsW
 
 const bearer = /^Bearer +([^\s]+) *$/i
 
+/** The template of the route a request was for (`/v1/actions/:id`), also when it was answered before routing. */
+const routeTemplate = (router: Router, ctx: Context): string | null => {
+  if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute
+  const matched = router.match(ctx.path, ctx.method)
+  const layer = matched.pathAndMethod[matched.pathAndMethod.length - 1] ?? matched.path[0]
+  return layer === undefined ? null : String(layer.path)
+}
+
 /** Koa over the use cases: the only place that knows about HTTP. */
 export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   const app = new Koa()
   app.proxy = false
   const router = new Router()
+  const metrics = options.metrics ?? createPrometheusMetrics({ process: false })
   healthRoutes(router, options.readiness)
+  metricsRoutes(router, metrics)
+  docsRoutes(router)
   actionRoutes(router, core)
   aiAgentRoutes(router, core)
   conversationRoutes(router, core)
   prospectRoutes(router, core)
+  webhookDeliveryRoutes(router, core)
 
   // Outermost: request id, one log line per request, and the last line of defence against throws.
   app.use(async (ctx: Context, next: Next) => {
@@ -52,11 +70,13 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     }
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6
     const storeFailure: unknown = ctx.state.storeFailure
+    const route = routeTemplate(router, ctx)
+    metrics.observeRequest({ method: ctx.method, route, status: ctx.status, seconds: durationMs / 1000 })
     options.logger.info(
       {
         requestId,
         method: ctx.method,
-        route: ctx._matchedRoute ?? null,
+        route,
         status: ctx.status,
         durationMs: Math.round(durationMs * 100) / 100,
         orgId: (ctx.state.caller as { orgId?: string } | undefined)?.orgId ?? null,

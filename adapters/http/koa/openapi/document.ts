@@ -1,0 +1,624 @@
+import { defaultPageSize, maxPageSize } from '../../../../application/shared/list-query'
+import { bodyLimitBytes } from '../json-body'
+import { retryAfterSeconds } from '../problem'
+import {
+  actionExample,
+  actionInputExample,
+  aiAgentCreateExample,
+  aiAgentExample,
+  aiAgentUpdateExample,
+  conversationCreateExample,
+  conversationExample,
+  conversationPatchExample,
+  problemExamples,
+  ProblemCode,
+  prospectExample,
+  webhookDeliveryExample,
+} from './examples'
+import { componentSchemas, idSchema } from './schemas'
+
+/**
+ * The OpenAPI 3.1 document of the service: one entry per operation below, with the problem+json
+ * answers each can give. GET /v1/openapi.json serves it and GET /docs renders it.
+ */
+
+export type OpenApiDocument = Readonly<Record<string, unknown>> & {
+  readonly paths: Readonly<Record<string, Readonly<Record<string, OpenApiOperation>>>>
+}
+
+export type OpenApiOperation = Readonly<Record<string, unknown>> & {
+  readonly operationId: string
+  readonly summary: string
+  readonly tags: ReadonlyArray<string>
+  readonly responses: Readonly<Record<string, unknown>>
+}
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete'
+
+type Json = Readonly<Record<string, unknown>>
+
+interface OperationSpec {
+  readonly method: HttpMethod
+  /** The path template, OpenAPI style: `/v1/actions/{id}`. */
+  readonly path: string
+  readonly operationId: string
+  readonly tag: string
+  readonly summary: string
+  readonly description?: string
+  /** Its number in the seed's list, for the six operations the seed defines. */
+  readonly seed?: number
+  /** Answers without a token. */
+  readonly public?: boolean
+  readonly parameters?: ReadonlyArray<Json>
+  readonly requestBody?: Json
+  readonly success: { readonly status: string; readonly response: Json }
+  /** The problems it can answer with, beyond 401, 503 and 500 that every /v1 operation can give. */
+  readonly problems?: ReadonlyArray<ProblemCode>
+}
+
+const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): Json => ({ $ref: `#/components/${kind}/${name}` })
+const schemaRef = (name: string): Json => ref('schemas', name)
+
+const requestIdHeader = { 'X-Request-Id': ref('headers', 'XRequestId') }
+
+const json = (schema: Json, example?: unknown): Json => ({
+  'application/json': { schema, ...(example === undefined ? {} : { example }) },
+})
+
+const single = (description: string, schema: string, example: unknown): Json => ({
+  description,
+  headers: { ...requestIdHeader, ETag: ref('headers', 'ETag') },
+  content: json(schemaRef(schema), example),
+})
+
+const created = (description: string, schema: string, example: unknown): Json => ({
+  description,
+  headers: { ...requestIdHeader, ETag: ref('headers', 'ETag'), Location: ref('headers', 'Location') },
+  content: json(schemaRef(schema), example),
+})
+
+const list = (description: string, schema: string, example: unknown): Json => ({
+  description,
+  headers: { ...requestIdHeader, Link: ref('headers', 'Link') },
+  content: json({ type: 'array', items: schemaRef(schema) }, [example]),
+})
+
+const noContent = (description: string): Json => ({ description, headers: requestIdHeader })
+
+const body = (schema: string, example: unknown, description: string, mergePatch = false): Json => ({
+  required: true,
+  description,
+  content: {
+    ...json(schemaRef(schema), example),
+    ...(mergePatch ? { 'application/merge-patch+json': { schema: schemaRef(schema), example } } : {}),
+  },
+})
+
+const idParameter = (kind: Parameters<typeof idSchema>[0], what: string, name = 'id'): Json => ({
+  name,
+  in: 'path',
+  required: true,
+  description: `The ${what}'s id. A malformed id, or one of another organisation, is a 404 like an unknown one.`,
+  schema: { type: 'string', examples: idSchema(kind).examples },
+})
+
+const listParameters = [ref('parameters', 'Limit'), ref('parameters', 'Cursor')]
+
+const filter = (name: string, description: string, schema: Json): Json => ({ name, in: 'query', required: false, description, schema })
+
+const problemStatus: Record<ProblemCode, string> = {
+  malformed_json: '400',
+  bad_query: '400',
+  bad_header: '400',
+  unauthorized: '401',
+  not_found: '404',
+  precondition_failed: '412',
+  payload_too_large: '413',
+  unsupported_media_type: '415',
+  validation_failed: '422',
+  unavailable: '503',
+  internal_error: '500',
+}
+
+const problemDescriptions: Record<ProblemCode, string> = {
+  malformed_json: '`malformed_json`: the body is not JSON, or not a JSON object.',
+  bad_query: '`bad_query`: a query parameter is invalid, unknown to this list, or repeated.',
+  bad_header: '`bad_header`: If-Match is not `*` or a list of entity tags.',
+  unauthorized: '`unauthorized`: the bearer token is missing, malformed, unknown or revoked.',
+  not_found: '`not_found`: no such record in the caller\'s organisation.',
+  precondition_failed: '`precondition_failed`: If-Match does not match the current ETag.',
+  payload_too_large: `\`payload_too_large\`: the body is over ${bodyLimitBytes} bytes.`,
+  unsupported_media_type: '`unsupported_media_type`: the body is not sent as JSON.',
+  validation_failed: '`validation_failed`: fields break the rules; `errors` names every one by JSON pointer.',
+  unavailable: `\`unavailable\`: the database cannot be reached; retry after ${retryAfterSeconds} s.`,
+  internal_error: '`internal_error`: a defect; the X-Request-Id finds it in the logs.',
+}
+
+const problemHeaders: Partial<Record<string, Json>> = {
+  '401': { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') },
+  '503': { 'Retry-After': ref('headers', 'RetryAfter') },
+}
+
+/** One response per status, every code it can carry as a named example. */
+const problemResponses = (codes: ReadonlyArray<ProblemCode>): Record<string, Json> => {
+  const byStatus = new Map<string, ProblemCode[]>()
+  for (const code of codes) byStatus.set(problemStatus[code], [...(byStatus.get(problemStatus[code]) ?? []), code])
+  return Object.fromEntries(
+    [...byStatus].map(([status, group]) => [
+      status,
+      {
+        description: group.map((code) => problemDescriptions[code]).join(' '),
+        headers: { ...requestIdHeader, ...(problemHeaders[status] ?? {}) },
+        content: {
+          'application/problem+json': {
+            schema: schemaRef('Problem'),
+            examples: Object.fromEntries(group.map((code) => [code, { value: problemExamples[code] }])),
+          },
+        },
+      },
+    ]),
+  )
+}
+
+const writeProblems: ReadonlyArray<ProblemCode> = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'validation_failed']
+const replaceProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'not_found', 'precondition_failed', ...writeProblems]
+const ifMatch = ref('parameters', 'IfMatch')
+
+/** Every operation, in the order of the reference page. */
+export const operations: ReadonlyArray<OperationSpec> = [
+  {
+    method: 'post',
+    path: '/v1/actions',
+    operationId: 'createAction',
+    tag: 'Actions',
+    summary: 'Create an action',
+    requestBody: body('ActionInput', actionInputExample, 'The action. `invocationTrigger` must be present; it may be null.'),
+    success: { status: '201', response: created('The action created; Location is its URL.', 'Action', actionExample) },
+    problems: writeProblems,
+  },
+  {
+    method: 'get',
+    path: '/v1/actions',
+    operationId: 'listActions',
+    tag: 'Actions',
+    summary: "List the organisation's actions",
+    description: 'Oldest first (createdAt, then id).',
+    parameters: listParameters,
+    success: { status: '200', response: list('A page of actions.', 'Action', actionExample) },
+    problems: ['bad_query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/actions/{id}',
+    operationId: 'getAction',
+    tag: 'Actions',
+    summary: 'Get an action',
+    seed: 2,
+    parameters: [idParameter('action', 'action')],
+    success: { status: '200', response: single('The action.', 'Action', actionExample) },
+    problems: ['not_found'],
+  },
+  {
+    method: 'put',
+    path: '/v1/actions/{id}',
+    operationId: 'updateAction',
+    tag: 'Actions',
+    summary: 'Replace an action',
+    description: 'Replaces every field; an omitted optional field becomes null. With If-Match, only while the ETag still matches.',
+    seed: 1,
+    parameters: [idParameter('action', 'action'), ifMatch],
+    requestBody: body('ActionInput', actionInputExample, 'Every field of the action.'),
+    success: { status: '200', response: single('The action as replaced.', 'Action', actionExample) },
+    problems: replaceProblems,
+  },
+  {
+    method: 'delete',
+    path: '/v1/actions/{id}',
+    operationId: 'deleteAction',
+    tag: 'Actions',
+    summary: 'Delete an action',
+    description: 'Its links to agents go with it.',
+    parameters: [idParameter('action', 'action')],
+    success: { status: '204', response: noContent('Deleted.') },
+    problems: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/ai-agents',
+    operationId: 'createAiAgent',
+    tag: 'AI agents',
+    summary: 'Create an AI agent',
+    requestBody: body('AiAgentCreate', aiAgentCreateExample, 'The agent.'),
+    success: { status: '201', response: created('The agent created; Location is its URL.', 'AiAgent', aiAgentExample) },
+    problems: writeProblems,
+  },
+  {
+    method: 'get',
+    path: '/v1/ai-agents',
+    operationId: 'listAiAgents',
+    tag: 'AI agents',
+    summary: "List the organisation's AI agents",
+    description: 'Oldest first (createdAt, then id).',
+    parameters: listParameters,
+    success: { status: '200', response: list('A page of agents.', 'AiAgent', aiAgentExample) },
+    problems: ['bad_query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/ai-agents/{id}',
+    operationId: 'getAiAgent',
+    tag: 'AI agents',
+    summary: 'Get an AI agent',
+    parameters: [idParameter('ai-agent', 'agent')],
+    success: { status: '200', response: single('The agent.', 'AiAgent', aiAgentExample) },
+    problems: ['not_found'],
+  },
+  {
+    method: 'put',
+    path: '/v1/ai-agents/{id}',
+    operationId: 'updateAiAgent',
+    tag: 'AI agents',
+    summary: 'Replace an AI agent',
+    description:
+      'Replaces every writable field; an omitted optional field becomes null. transcriber and intelligenceProvider keep their values (sending them is a 422).',
+    seed: 4,
+    parameters: [idParameter('ai-agent', 'agent'), ifMatch],
+    requestBody: body('AiAgentUpdate', aiAgentUpdateExample, 'Every writable field of the agent.'),
+    success: { status: '200', response: single('The agent as replaced.', 'AiAgent', aiAgentExample) },
+    problems: replaceProblems,
+  },
+  {
+    method: 'delete',
+    path: '/v1/ai-agents/{id}',
+    operationId: 'deleteAiAgent',
+    tag: 'AI agents',
+    summary: 'Delete an AI agent',
+    description: 'Its conversations stay, with their aiAgentId.',
+    parameters: [idParameter('ai-agent', 'agent')],
+    success: { status: '204', response: noContent('Deleted.') },
+    problems: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/ai-agents/{id}/actions',
+    operationId: 'listAgentActions',
+    tag: 'AI agents',
+    summary: "List an agent's actions",
+    description: 'The actions linked to the agent, oldest first; 404 for an unknown agent.',
+    seed: 3,
+    parameters: [idParameter('ai-agent', 'agent'), ...listParameters],
+    success: { status: '200', response: list("A page of the agent's actions.", 'Action', actionExample) },
+    problems: ['not_found', 'bad_query'],
+  },
+  {
+    method: 'put',
+    path: '/v1/ai-agents/{id}/actions/{actionId}',
+    operationId: 'linkAction',
+    tag: 'AI agents',
+    summary: 'Link an action to an agent',
+    description: 'Idempotent: linking again is a 204 too. Takes no body.',
+    parameters: [idParameter('ai-agent', 'agent'), idParameter('action', 'action', 'actionId')],
+    success: { status: '204', response: noContent('Linked.') },
+    problems: ['not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/v1/ai-agents/{id}/actions/{actionId}',
+    operationId: 'unlinkAction',
+    tag: 'AI agents',
+    summary: 'Unlink an action from an agent',
+    description: 'A 404 when the agent, the action or the link does not exist.',
+    parameters: [idParameter('ai-agent', 'agent'), idParameter('action', 'action', 'actionId')],
+    success: { status: '204', response: noContent('Unlinked.') },
+    problems: ['not_found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/conversations',
+    operationId: 'createConversation',
+    tag: 'Conversations',
+    summary: 'Record a conversation',
+    description:
+      'Finds or creates the prospect of (organisation, source); a telephony source is normalised to E.164 first. Starting (and, with timestampEnd, ending) the conversation triggers the webhooks of the agent\'s actions.',
+    seed: 5,
+    requestBody: body('ConversationCreate', conversationCreateExample, 'The conversation; agentId names an agent of the organisation.'),
+    success: { status: '201', response: created('The conversation created; Location is its URL.', 'Conversation', conversationExample) },
+    problems: writeProblems,
+  },
+  {
+    method: 'get',
+    path: '/v1/conversations',
+    operationId: 'listConversations',
+    tag: 'Conversations',
+    summary: 'List conversations',
+    description: 'Oldest first (timestampStart, then id). A filter id that names nothing gives an empty list.',
+    parameters: [
+      ...listParameters,
+      filter('agentId', 'Only the conversations of this agent.', { type: 'string' }),
+      filter('prospectId', 'Only the conversations of this prospect.', { type: 'string' }),
+      filter('status', 'Only active or only ended conversations.', { type: 'string', enum: ['active', 'ended'] }),
+      filter('from', 'Only those that started at or after this time.', { type: 'string', examples: ['2026-03-01T00:00:00Z'] }),
+      filter('to', 'Only those that started before this time.', { type: 'string', examples: ['2026-04-01T00:00:00Z'] }),
+    ],
+    success: { status: '200', response: list('A page of conversations.', 'Conversation', conversationExample) },
+    problems: ['bad_query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/conversations/{id}',
+    operationId: 'getConversation',
+    tag: 'Conversations',
+    summary: 'Get a conversation',
+    parameters: [idParameter('conversation', 'conversation')],
+    success: { status: '200', response: single('The conversation.', 'Conversation', conversationExample) },
+    problems: ['not_found'],
+  },
+  {
+    method: 'patch',
+    path: '/v1/conversations/{id}',
+    operationId: 'patchConversation',
+    tag: 'Conversations',
+    summary: 'Change a conversation',
+    description:
+      'A JSON merge patch (RFC 7396) of the create fields but agentId. Setting timestampEnd ends it (and triggers the end webhooks); clearing it makes it active again.',
+    parameters: [idParameter('conversation', 'conversation'), ifMatch],
+    requestBody: body('ConversationPatch', conversationPatchExample, 'The fields to change.', true),
+    success: { status: '200', response: single('The conversation as changed.', 'Conversation', conversationExample) },
+    problems: replaceProblems,
+  },
+  {
+    method: 'get',
+    path: '/v1/prospects',
+    operationId: 'listProspects',
+    tag: 'Prospects',
+    summary: "List the organisation's prospects",
+    parameters: listParameters,
+    success: { status: '200', response: list('A page of prospects.', 'Prospect', prospectExample) },
+    problems: ['bad_query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/prospects/{id}',
+    operationId: 'getProspect',
+    tag: 'Prospects',
+    summary: 'Get a prospect',
+    parameters: [idParameter('prospect', 'prospect')],
+    success: { status: '200', response: single('The prospect.', 'Prospect', prospectExample) },
+    problems: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/prospects/{id}/conversations',
+    operationId: 'listProspectConversations',
+    tag: 'Prospects',
+    summary: "List a prospect's conversations",
+    description: 'Oldest first (timestampStart, then id); 404 for an unknown prospect.',
+    seed: 6,
+    parameters: [idParameter('prospect', 'prospect'), ...listParameters],
+    success: { status: '200', response: list("A page of the prospect's conversations.", 'Conversation', conversationExample) },
+    problems: ['not_found', 'bad_query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhook deliveries',
+    summary: 'List webhook deliveries',
+    description: 'Each with its attempts, oldest first.',
+    parameters: [
+      ...listParameters,
+      filter('conversationId', 'Only the deliveries for this conversation.', { type: 'string' }),
+      filter('actionId', 'Only the deliveries for this action.', { type: 'string' }),
+      filter('status', 'Only deliveries in this state.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
+    ],
+    success: { status: '200', response: list('A page of deliveries.', 'WebhookDelivery', webhookDeliveryExample) },
+    problems: ['bad_query'],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook-deliveries/{id}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhook deliveries',
+    summary: 'Retry a webhook delivery now',
+    description: 'Adds an attempt to the same delivery, with the same webhook-id.',
+    parameters: [idParameter('webhook-delivery', 'delivery')],
+    success: { status: '202', response: single('The delivery; a worker makes the new attempt shortly.', 'WebhookDelivery', webhookDeliveryExample) },
+    problems: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Service',
+    summary: 'This OpenAPI document',
+    public: true,
+    success: { status: '200', response: { description: 'The OpenAPI 3.1 document.', headers: requestIdHeader, content: json({ type: 'object' }) } },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getReferencePage',
+    tag: 'Service',
+    summary: 'The API reference page',
+    description: 'This document as a readable HTML page, served by the service itself.',
+    public: true,
+    success: { status: '200', response: { description: 'An HTML page.', headers: requestIdHeader, content: { 'text/html': { schema: { type: 'string' } } } } },
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getLiveness',
+    tag: 'Service',
+    summary: 'Liveness',
+    description: 'The process is up. Touches no database.',
+    public: true,
+    success: { status: '200', response: { description: 'Up.', headers: requestIdHeader, content: json(schemaRef('Health'), { status: 'ok' }) } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'Service',
+    summary: 'Readiness',
+    description: 'The database answers and no migration is pending.',
+    public: true,
+    success: { status: '200', response: { description: 'Ready.', headers: requestIdHeader, content: json(schemaRef('Readiness'), { status: 'ready' }) } },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'Service',
+    summary: 'Prometheus metrics',
+    description:
+      'Request count and latency by route and status, database pool use, webhook deliveries by outcome and queue depth, and process metrics, in the Prometheus text format.',
+    public: true,
+    success: {
+      status: '200',
+      response: { description: 'Prometheus text exposition format 0.0.4.', headers: requestIdHeader, content: { 'text/plain': { schema: { type: 'string' } } } },
+    },
+  },
+]
+
+/** Answers every public operation may give besides its own. */
+const extraResponses: Partial<Record<string, Record<string, Json>>> = {
+  getReadiness: {
+    '503': {
+      description: 'Not ready: the database cannot be reached or migrations are pending.',
+      headers: { ...requestIdHeader, 'Retry-After': ref('headers', 'RetryAfter') },
+      content: json(schemaRef('Readiness'), { status: 'not_ready', reason: 'the database cannot be reached' }),
+    },
+  },
+}
+
+const operationObject = (spec: OperationSpec): Json => {
+  const codes: ProblemCode[] = spec.public === true ? ['internal_error'] : ['unauthorized', ...(spec.problems ?? []), 'unavailable', 'internal_error']
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+    tags: [spec.tag],
+    ...(spec.seed === undefined ? {} : { 'x-seed-operation': spec.seed }),
+    ...(spec.public === true ? { security: [] } : {}),
+    ...(spec.parameters === undefined ? {} : { parameters: spec.parameters }),
+    ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
+    responses: {
+      [spec.success.status]: spec.success.response,
+      ...(extraResponses[spec.operationId] ?? {}),
+      ...problemResponses(codes),
+    },
+  }
+}
+
+/** A Koa route (`/v1/actions/:id`) as an OpenAPI path template (`/v1/actions/{id}`). */
+export const templateOfRoute = (route: string): string => route.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+
+export interface Route {
+  readonly method: string
+  /** Koa style, `/v1/actions/:id`, or OpenAPI style. */
+  readonly path: string
+}
+
+const tagDescriptions: Record<string, string> = {
+  Actions: 'What an agent can do: call an HTTP endpoint or an internal operation, or fire a webhook when a conversation starts or ends.',
+  'AI agents': 'Voice agents, their mission and voice, and the actions linked to them.',
+  Conversations: 'Calls between an agent and a prospect, with transcript, analytics and comments.',
+  Prospects: 'The callers behind conversations, one per organisation and source.',
+  'Webhook deliveries': 'The webhook calls made for actions, with every attempt.',
+  Service: 'What operators and tools use: this document, the reference page, health and metrics. No token needed.',
+}
+
+export interface DocumentOptions {
+  /**
+   * The routes the application serves: only these operations are documented, so a route that is
+   * not served yet (webhook deliveries) never shows. All of them when not given.
+   */
+  readonly served?: ReadonlyArray<Route>
+}
+
+/** The OpenAPI 3.1 document. */
+export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument => {
+  const served =
+    options.served === undefined ? null : new Set(options.served.map((r) => `${r.method.toLowerCase()} ${templateOfRoute(r.path)}`))
+  const included = operations.filter((spec) => served === null || served.has(`${spec.method} ${spec.path}`))
+  const paths: Record<string, Record<string, OpenApiOperation>> = {}
+  for (const spec of included) {
+    paths[spec.path] = { ...(paths[spec.path] ?? {}), [spec.method]: operationObject(spec) as OpenApiOperation }
+  }
+  const tags = [...new Set(included.map((spec) => spec.tag))]
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard API',
+      version: '1',
+      summary: 'AI voice agents, the actions they call, their conversations and the prospects behind them.',
+      description: [
+        'Every `/v1` route but `/v1/openapi.json` needs `Authorization: Bearer <token>`; a token belongs to one organisation and every read and write is scoped to it.',
+        '',
+        'Bodies are JSON (`Content-Type: application/json`, PATCH also `application/merge-patch+json`), at most 1 MiB. Unknown and read-only fields are refused, at every depth. Absent and `null` mean the same for optional fields; lengths count Unicode code points.',
+        '',
+        'Errors are `application/problem+json` (RFC 9457) with a stable `code`; validation errors name every violation at once in `errors`, by JSON pointer.',
+        '',
+        'Every response carries `X-Request-Id` (a client\'s own value of 1-128 safe characters is echoed). Single records carry an `ETag`; PUT and PATCH honour `If-Match`. Lists are JSON arrays of at most `limit` records; while more remain, `Link: <…>; rel="next"` gives the next page.',
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Switchboard maintainers' },
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: '`npm start` on this machine (HOST and PORT change it)' }],
+    security: [{ bearerAuth: [] }],
+    tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (`sb_…`) from the first `npm start` or from `npm run -s cli -- token create --org ORG_ID`.',
+        },
+      },
+      schemas: componentSchemas,
+      parameters: {
+        Limit: {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `How many records at most (1-${maxPageSize}).`,
+          schema: { type: 'integer', minimum: 1, maximum: maxPageSize, default: defaultPageSize },
+        },
+        Cursor: {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: 'Where the page starts: the opaque value from the `Link` header of the page before.',
+          schema: { type: 'string' },
+        },
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: '`*` or a list of strong entity tags (`"3"`): the change is made only while the current ETag is one of them (else 412).',
+          schema: { type: 'string', examples: ['"3"'] },
+        },
+      },
+      headers: {
+        XRequestId: {
+          description: "The request's id, for the logs: the client's own when it sent a valid one.",
+          required: true,
+          schema: { type: 'string' },
+        },
+        ETag: { description: 'The strong entity tag of the record (its version).', required: true, schema: { type: 'string', examples: ['"1"'] } },
+        Location: {
+          description: "The new record's URL.",
+          required: true,
+          schema: { type: 'string', examples: ['/v1/actions/act.9Zq4Wm2Xk7Bn1Vc5Lp8Rt3'] },
+        },
+        Link: { description: 'RFC 8288 `<…>; rel="next"` while more records remain.', schema: { type: 'string' } },
+        WWWAuthenticate: { description: '`Bearer`.', required: true, schema: { type: 'string', examples: ['Bearer'] } },
+        RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', examples: [retryAfterSeconds] } },
+      },
+    },
+  } as OpenApiDocument
+}
+
+/** The schema every problem+json body matches, for responses no operation describes (unknown routes, 405). */
+export const problemSchemaRef = '#/components/schemas/Problem'

@@ -1,0 +1,148 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/**
+ * The service's metrics, kept with prom-client and rendered in the Prometheus text format by
+ * GET /metrics. Each service gets its own registry, so two services in one process (tests, an
+ * embedding program) never mix their counts; process metrics are collected once per process.
+ */
+
+/** What became of one webhook delivery attempt. */
+export type WebhookOutcome = 'delivered' | 'retrying' | 'failed'
+
+/** The calls a webhook worker makes; any object with these two functions will do. */
+export interface WebhookMetrics {
+  /** One attempt finished: delivered (2xx), retrying (failed, another attempt is scheduled), failed (gave up). */
+  readonly recordWebhookOutcome: (outcome: WebhookOutcome) => void
+  /** How many deliveries wait for an attempt (pending), as last counted. */
+  readonly setWebhookQueueDepth: (depth: number) => void
+}
+
+/** One finished HTTP request. `route` is the route template (`/v1/actions/:id`), never the raw path. */
+export interface RequestObservation {
+  readonly method: string
+  readonly route: string | null
+  readonly status: number
+  readonly seconds: number
+}
+
+export interface HttpMetrics {
+  readonly observeRequest: (request: RequestObservation) => void
+  /** The Prometheus text of every metric, and its content type. */
+  readonly render: () => Promise<{ readonly contentType: string; readonly text: string }>
+}
+
+/** A connection pool's state at one moment. */
+export interface PoolUse {
+  /** Connections checked out by queries. */
+  readonly used: number
+  /** Open connections waiting for a query. */
+  readonly free: number
+  /** Queries waiting for a connection. */
+  readonly pending: number
+  /** The most connections the pool opens. */
+  readonly max: number
+}
+
+export interface Metrics extends HttpMetrics, WebhookMetrics {
+  /** Where the database pool gauge reads from; the composition root sets it once the pool exists. */
+  readonly watchPool: (read: () => PoolUse | null) => void
+}
+
+/** Latency buckets in seconds: 1 ms to 10 s, dense where a healthy API answers. */
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/** Requests that matched no route share one label value, so scanners cannot blow up the series count. */
+export const unmatchedRoute = 'unmatched'
+
+let processRegistry: Registry | undefined
+
+/** Process metrics (CPU, memory, event loop, GC, handles) of this process, registered once. */
+const processMetrics = (): Registry => {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
+export interface MetricsOptions {
+  /** Include the process metrics (default true). */
+  readonly process?: boolean
+}
+
+export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics => {
+  const registry = new Registry()
+  const requests = new Counter({
+    name: 'switchboard_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  })
+  const latency = new Histogram({
+    name: 'switchboard_http_request_duration_seconds',
+    help: 'Time from receiving a request to answering it, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
+  const webhookOutcomes = new Counter({
+    name: 'switchboard_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retrying (another attempt is scheduled) or failed (gave up).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
+  const webhookQueue = new Gauge({
+    name: 'switchboard_webhook_queue_depth',
+    help: 'Webhook deliveries waiting for an attempt.',
+    registers: [registry],
+  })
+  let readPool: () => PoolUse | null = () => null
+  new Gauge({
+    name: 'switchboard_db_pool_connections',
+    help: 'Database pool: connections in use, free, and queries waiting for one (state=used|free|pending).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const use = safely(readPool)
+      for (const state of ['used', 'free', 'pending'] as const) this.set({ state }, use === null ? 0 : use[state])
+    },
+  })
+  new Gauge({
+    name: 'switchboard_db_pool_max_connections',
+    help: 'The most connections the database pool opens.',
+    registers: [registry],
+    collect() {
+      this.set(safely(readPool)?.max ?? 0)
+    },
+  })
+  // Zero series for every outcome, so a rate() query works before the first delivery.
+  for (const outcome of ['delivered', 'retrying', 'failed'] as const) webhookOutcomes.inc({ outcome }, 0)
+
+  return {
+    observeRequest: ({ method, route, status, seconds }) => {
+      const labels = { method, route: route ?? unmatchedRoute, status: String(status) }
+      requests.inc(labels)
+      latency.observe(labels, seconds)
+    },
+    recordWebhookOutcome: (outcome) => webhookOutcomes.inc({ outcome }),
+    setWebhookQueueDepth: (depth) => webhookQueue.set(Math.max(0, depth)),
+    watchPool: (read) => {
+      readPool = read
+    },
+    render: async () => {
+      // Process metrics start on the first scrape: a CLI command that never serves never collects them.
+      const registries = options.process === false ? [registry] : [processMetrics(), registry]
+      const texts = await Promise.all(registries.map((r) => r.metrics()))
+      return { contentType: registry.contentType, text: texts.join('\n') }
+    },
+  }
+}
+
+/** A gauge must not fail the whole scrape because the pool is closing. */
+const safely = (read: () => PoolUse | null): PoolUse | null => {
+  try {
+    return read()
+  } catch {
+    return null
+  }
+}

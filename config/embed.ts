@@ -1,0 +1,81 @@
+import * as E from 'fp-ts/Either'
+import type { Knex } from 'knex'
+import { openKnexStore } from '../adapters/persistence/knex/knex-store'
+import { migrateToLatest } from '../adapters/persistence/knex/migrator'
+import type { Core } from '../application/core'
+import { createMemoryStore, openService } from './container'
+import { loadConfig, LogLevel } from './env'
+
+/**
+ * The package's entry point for Node programs that want Switchboard's use cases without its HTTP
+ * server: `openSwitchboard({ ... })` gives the same core that `npm start` serves, over the store of
+ * the caller's choice. The caller needs neither Koa nor tsyringe; wiring stays in config/.
+ *
+ *   const { core, close } = await openSwitchboard({ sqlite: './data/switchboard.sqlite' })
+ */
+
+/** Where the records live. */
+export type StoreChoice =
+  /** In this process only; gone when it exits. */
+  | { readonly store: 'memory' }
+  /** A SQLite file (its folder is created on demand), or `:memory:`. */
+  | { readonly sqlite: string }
+  /** A PostgreSQL URL: `postgres://user:pass@host:port/db`. */
+  | { readonly postgres: string }
+  /**
+   * The caller's own Knex instance (sqlite3 or pg client). It is migrated, used and never destroyed:
+   * `close` leaves it to its owner. For SQLite give it one connection (`pool: { max: 1 }`) and
+   * `PRAGMA foreign_keys = ON`, as `{ sqlite }` does.
+   */
+  | { readonly knex: Knex }
+
+export interface SwitchboardOptions {
+  /** Apply pending database migrations first (default true). */
+  readonly migrate?: boolean
+  /** The service's own log lines on stdout, as LOG_LEVEL (default silent). */
+  readonly logLevel?: LogLevel
+  /** More settings, as the environment variables of the README would give them (`TOKEN_CACHE_TTL_MS`, …). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export interface Switchboard {
+  /** Every use case: createAction, updateAiAgent, createConversation, … (application/core.ts). */
+  readonly core: Core
+  /** Applies pending migrations; the names applied. Done by `openSwitchboard` unless `migrate: false`. */
+  readonly migrate: () => Promise<string[]>
+  /** Releases the database (not a Knex instance the caller gave); safe to call twice. */
+  readonly close: () => Promise<void>
+}
+
+const databaseUrlOf = (choice: StoreChoice): string =>
+  'sqlite' in choice ? `sqlite:${choice.sqlite}` : 'postgres' in choice ? choice.postgres : 'sqlite::memory:'
+
+/** Opens Switchboard's use cases over the chosen store. Throws for a bad setting or an unusable database. */
+export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions): Promise<Switchboard> => {
+  const loaded = loadConfig({ LOG_LEVEL: choice.logLevel ?? 'silent', ...(choice.env ?? {}), DATABASE_URL: databaseUrlOf(choice) })
+  if (E.isLeft(loaded)) throw new Error(`switchboard: ${loaded.left.message}`)
+  const given = 'knex' in choice ? choice.knex : undefined
+  // A caller's Knex is theirs to destroy: the store over it closes nothing.
+  const store = 'store' in choice ? createMemoryStore() : given !== undefined ? { ...openKnexStore(given), close: async () => undefined } : undefined
+  const service = await openService(loaded.right, store === undefined ? {} : { store })
+  const migrate = given !== undefined ? () => migrateToLatest(given) : service.migrate
+  try {
+    if (choice.migrate !== false) await migrate()
+  } catch (error) {
+    await service.close().catch(() => undefined)
+    throw error
+  }
+  return { core: service.core, migrate, close: service.close }
+}
+
+export type { Core, CorePorts } from '../application/core'
+export { createCore } from '../application/core'
+export type { Caller } from '../application/organisation/authenticate'
+export type { Actor } from '../domain/shared/audit'
+export type { DomainError, Violation } from '../domain/shared/errors'
+export type { Action, ActionEndpoint, ActionFields } from '../domain/action/action'
+export type { AiAgent, AiAgentFields } from '../domain/ai-agent/ai-agent'
+export type { Conversation, ConversationFields } from '../domain/conversation/conversation'
+export type { Prospect } from '../domain/prospect/prospect'
+export type { Organisation, ApiToken } from '../domain/organisation/organisation'
+export type { LogLevel } from './env'

@@ -1,0 +1,148 @@
+import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import { Server } from 'node:http'
+import { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
+import { openService, Service } from '../../config/container'
+import { loadConfig } from '../../config/env'
+import { createLogger, LoggerOptions } from '../../config/logger'
+import { send } from '../support/http-harness'
+
+/** A destination that keeps every line written, for reading the log back. */
+const capture = () => {
+  const lines: string[] = []
+  let pending = ''
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      pending += chunk.toString('utf8')
+      const parts = pending.split('\n')
+      pending = parts.pop() ?? ''
+      lines.push(...parts.filter((l) => l !== ''))
+      done()
+    },
+  })
+  return { stream, lines, text: () => lines.join('\n') + pending }
+}
+
+const loggerWith = (options: Omit<LoggerOptions, 'destination'>) => {
+  const out = capture()
+  return { logger: createLogger({ ...options, destination: out.stream }), out }
+}
+
+/** What the service logs could hold: each of these strings must never reach a log line. */
+const secrets = {
+  bearer: 'sb_TOPSECRETbearerTOKENvalue0123456789abcdefghij',
+  webhookSecret: 'whsec_TOPSECRETsigningSECRET',
+  endpointKey: 'k-TOPSECRET-endpoint-credential',
+  password: 'TOPSECRETdbpassword',
+}
+
+describe('Logs (pino)', () => {
+  describe('redaction', () => {
+    const sensitive = {
+      headers: { authorization: `Bearer ${secrets.bearer}`, 'x-api-key': secrets.endpointKey, 'webhook-signature': `v1,${secrets.webhookSecret}` },
+      req: { headers: { Authorization: `Bearer ${secrets.bearer}`, cookie: secrets.bearer } },
+      token: secrets.bearer,
+      secret: secrets.webhookSecret,
+      webhookSecret: secrets.webhookSecret,
+      databaseUrl: `postgres://switchboard:${secrets.password}@db:5432/switchboard`,
+      delivery: { secret: secrets.webhookSecret, endpoint: { headers: { Authorization: secrets.endpointKey } }, headers: { authorization: secrets.bearer } },
+      issued: { token: secrets.bearer },
+    }
+
+    for (const pretty of [false, true]) {
+      it(`replaces the Authorization header, tokens and webhook secrets with [redacted] (${pretty ? 'pretty' : 'JSON'} output)`, () => {
+        const { logger, out } = loggerWith({ level: 'info', pretty })
+        logger.info(sensitive, 'about to call a webhook')
+        logger.error({ err: new Error('boom'), request: { headers: { authorization: `Bearer ${secrets.bearer}` } } }, 'failed')
+        const text = out.text()
+        for (const [name, value] of Object.entries(secrets)) expect(text, name).not.to.contain(value)
+        expect(text).to.contain('[redacted]')
+        expect(text).to.contain('about to call a webhook')
+        if (!pretty) expect(() => out.lines.map((l) => JSON.parse(l))).not.to.throw()
+        else expect(out.lines[0].startsWith('{'), 'pretty lines are not JSON').to.equal(false)
+      })
+    }
+  })
+
+  it('writes nothing below LOG_LEVEL', () => {
+    const { logger, out } = loggerWith({ level: 'warn', pretty: false })
+    logger.info('not shown')
+    logger.warn('shown')
+    expect(out.lines.map((l) => JSON.parse(l).msg)).to.deep.equal(['shown'])
+  })
+
+  describe('one JSON line per request', () => {
+    let service: Service
+    let server: Server
+    let baseUrl: string
+    let orgId: string
+    let token: string
+    let out: ReturnType<typeof capture>
+
+    before(async () => {
+      const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })
+      if (E.isLeft(loaded)) throw new Error(loaded.left.message)
+      const made = loggerWith({ level: loaded.right.logLevel, pretty: false })
+      out = made.out
+      service = await openService(loaded.right, { logger: made.logger })
+      await service.migrate()
+      const organisation = await service.core.createOrganisation({ name: 'Logged' })()
+      if (E.isLeft(organisation)) throw new Error('organisation')
+      orgId = organisation.right.id
+      const issued = await service.core.createToken(orgId, { subject: 'ops@logged.example' })()
+      if (E.isLeft(issued)) throw new Error('token')
+      token = issued.right.secret
+      server = await new Promise<Server>((resolve) => {
+        const s = service.app.listen(0, '127.0.0.1', () => resolve(s))
+      })
+      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    })
+
+    after(async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await service.close()
+    })
+
+    // The harness reads GET /v1/openapi.json once per server to check responses: not one of ours.
+    const requestLines = () => out.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.route !== '/v1/openapi.json')
+
+    it('names method, route template, status, duration, request id and organisation', async () => {
+      const before = requestLines().length
+      const created = await send(baseUrl, 'POST', '/v1/actions', {
+        token,
+        json: { name: 'a', parameters: null, endpoint: { url: 'https://example.com/x', headers: { Authorization: secrets.endpointKey } }, invocationTrigger: null },
+      })
+      expect(created.status).to.equal(201)
+      const read = await send(baseUrl, 'GET', `/v1/actions/${created.body.id}`, { token, headers: { 'X-Request-Id': 'trace-42' } })
+      expect(read.status).to.equal(200)
+      const lines = requestLines().slice(before)
+      expect(lines).to.have.length(2)
+      expect(lines[1]).to.include({ method: 'GET', route: '/v1/actions/:id', status: 200, requestId: 'trace-42', orgId, level: 30 })
+      expect(lines[1].durationMs).to.be.a('number').and.at.least(0)
+      expect(lines[0]).to.include({ method: 'POST', route: '/v1/actions', status: 201, orgId })
+      expect(lines[0].requestId).to.equal(created.headers.get('x-request-id'))
+    })
+
+    it('gives the route template even when the request is refused before routing, and null for no route', async () => {
+      const before = requestLines().length
+      expect((await send(baseUrl, 'GET', '/v1/actions/act.unknown', { token: null })).status).to.equal(401)
+      expect((await send(baseUrl, 'GET', '/nowhere/at/all')).status).to.equal(404)
+      const lines = requestLines().slice(before)
+      expect(lines.map((l) => [l.route, l.status, l.orgId])).to.deep.equal([
+        ['/v1/actions/:id', 401, null],
+        [null, 404, null],
+      ])
+    })
+
+    it('never writes the bearer token, the Authorization header or an endpoint credential', async () => {
+      await send(baseUrl, 'GET', '/v1/actions', { headers: { Authorization: `Bearer ${secrets.bearer}` } })
+      await send(baseUrl, 'GET', '/v1/actions', { token })
+      const text = out.text()
+      expect(text).not.to.contain(token)
+      expect(text).not.to.contain(secrets.bearer)
+      expect(text).not.to.contain(secrets.endpointKey)
+      expect(text.toLowerCase()).not.to.contain('bearer ')
+    })
+  })
+})

@@ -1,0 +1,120 @@
+import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import { Server } from 'node:http'
+import { AddressInfo } from 'node:net'
+import pino from 'pino'
+import { createPrometheusMetrics } from '../../adapters/metrics/prometheus-metrics'
+import { openService } from '../../config/container'
+import { loadConfig } from '../../config/env'
+import { send, useServer } from '../support/http-harness'
+import { actionBody } from '../support/http-fixtures'
+
+/** The value of one sample line (`name{labels} value`), or undefined when there is none. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+describe('GET /metrics (Prometheus, prom-client)', () => {
+  const h = useServer()
+
+  const scrape = async (): Promise<string> => {
+    const res = await h().request('GET', '/metrics')
+    expect(res.status).to.equal(200)
+    expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/)
+    return res.text
+  }
+
+  it('needs no token and counts requests by method, route template and status', async () => {
+    const created = await h().a.post('/v1/actions', actionBody())
+    await h().a.get(`/v1/actions/${created.body.id}`)
+    await h().a.get(`/v1/actions/${created.body.id}`)
+    await h().a.get('/v1/actions/act.doesnotexist')
+    await h().request('GET', `/v1/actions/${created.body.id}`)
+    await h().request('GET', '/wp-login.php')
+    const text = await scrape()
+    expect(sample(text, 'switchboard_http_requests_total{method="POST",route="/v1/actions",status="201"}')).to.be.at.least(1)
+    expect(sample(text, 'switchboard_http_requests_total{method="GET",route="/v1/actions/:id",status="200"}')).to.be.at.least(2)
+    expect(sample(text, 'switchboard_http_requests_total{method="GET",route="/v1/actions/:id",status="404"}')).to.be.at.least(1)
+    expect(sample(text, 'switchboard_http_requests_total{method="GET",route="/v1/actions/:id",status="401"}')).to.be.at.least(1)
+    expect(sample(text, 'switchboard_http_requests_total{method="GET",route="unmatched",status="404"}')).to.be.at.least(1)
+    // Labels hold templates, never ids or raw paths.
+    expect(text).not.to.contain(created.body.id)
+    expect(text).not.to.contain('wp-login')
+  })
+
+  it('has a latency histogram by route and status', async () => {
+    await h().a.get('/v1/prospects')
+    const text = await scrape()
+    expect(text).to.contain('# TYPE switchboard_http_request_duration_seconds histogram')
+    const count = sample(text, 'switchboard_http_request_duration_seconds_count{method="GET",route="/v1/prospects",status="200"}')
+    expect(count).to.be.at.least(1)
+    expect(sample(text, 'switchboard_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/prospects",status="200"}')).to.equal(count)
+  })
+
+  it('shows database pool use', async () => {
+    const text = await scrape()
+    // SQLite runs on one connection (adapters/persistence/knex/connect.ts).
+    expect(sample(text, 'switchboard_db_pool_max_connections')).to.equal(1)
+    for (const state of ['used', 'free', 'pending']) {
+      expect(sample(text, `switchboard_db_pool_connections{state="${state}"}`), state).to.be.a('number').and.at.least(0)
+    }
+  })
+
+  it('shows webhook deliveries by outcome and the queue depth the worker reports', async () => {
+    const before = await scrape()
+    const delivered = sample(before, 'switchboard_webhook_deliveries_total{outcome="delivered"}') ?? NaN
+    expect(delivered).to.be.at.least(0)
+    h().service.metrics.recordWebhookOutcome('delivered')
+    h().service.metrics.recordWebhookOutcome('failed')
+    h().service.metrics.setWebhookQueueDepth(7)
+    const after = await scrape()
+    expect(sample(after, 'switchboard_webhook_deliveries_total{outcome="delivered"}')).to.equal(delivered + 1)
+    expect(sample(after, 'switchboard_webhook_deliveries_total{outcome="failed"}')).to.be.at.least(1)
+    expect(sample(after, 'switchboard_webhook_deliveries_total{outcome="retrying"}')).to.be.at.least(0)
+    expect(sample(after, 'switchboard_webhook_queue_depth')).to.equal(7)
+  })
+
+  it('includes process metrics', async () => {
+    const text = await scrape()
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(text, name).to.match(new RegExp(`^${name} `, 'm'))
+    }
+  })
+
+  it('keeps each service apart: two registries in one process do not share counts', () => {
+    const one = createPrometheusMetrics({ process: false })
+    const two = createPrometheusMetrics({ process: false })
+    one.observeRequest({ method: 'GET', route: '/x', status: 200, seconds: 0.01 })
+    return Promise.all([one.render(), two.render()]).then(([a, b]) => {
+      expect(sample(a.text, 'switchboard_http_requests_total{method="GET",route="/x",status="200"}')).to.equal(1)
+      expect(sample(b.text, 'switchboard_http_requests_total{method="GET",route="/x",status="200"}')).to.equal(undefined)
+    })
+  })
+})
+
+describe('GET /readyz with migrations pending', () => {
+  it('is 503 not_ready until the database is migrated, then 200 ready', async () => {
+    const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' })
+    if (E.isLeft(loaded)) throw new Error(loaded.left.message)
+    const service = await openService(loaded.right, { logger: pino({ level: 'silent' }) })
+    const server = await new Promise<Server>((resolve) => {
+      const s = service.app.listen(0, '127.0.0.1', () => resolve(s))
+    })
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const pending = await send(baseUrl, 'GET', '/readyz')
+      expect(pending.status).to.equal(503)
+      expect(pending.body.status).to.equal('not_ready')
+      expect(pending.body.reason).to.match(/migration/)
+      expect((await send(baseUrl, 'GET', '/healthz')).status).to.equal(200)
+      await service.migrate()
+      const ready = await send(baseUrl, 'GET', '/readyz')
+      expect(ready.status).to.equal(200)
+      expect(ready.body).to.deep.equal({ status: 'ready' })
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await service.close()
+    }
+  })
+})
