@@ -1,0 +1,97 @@
+import { expect } from 'chai'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { BenchOutcome, runBench } from '../../bench/bench'
+import { killLivingChildren } from '../../bench/child'
+import { operations } from '../../bench/operations'
+import { BenchReport, OperationReport } from '../../bench/report'
+
+/**
+ * `npm run bench` at a second per operation on small data, so the bench cannot rot: every
+ * operation answers 2xx without errors, and the results are written. No speed is asserted here.
+ */
+describe('bench (smoke run)', function () {
+  this.timeout(120_000)
+  let dir: string
+  let outcome: BenchOutcome
+  const lines: string[] = []
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-smoke-'))
+    outcome = await runBench({
+      connections: 10,
+      seconds: 1,
+      baselineSeconds: 1,
+      // autocannon counts whole seconds: a second of load is the least it makes.
+      warmupSeconds: 0,
+      rounds: 1,
+      size: {
+        // Enough agents that two PUTs of one agent are rarely in flight at once.
+        agents: 20,
+        actions: 260,
+        linksPerAgent: 10,
+        webhooksPerAgent: 2,
+        prospects: 20,
+        hotConversations: 50,
+        conversations: 200,
+        transcriptLines: 20,
+      },
+      scale: [300, 20_000],
+      outDir: dir,
+      log: (line) => lines.push(line),
+    }).catch((error: unknown) => {
+      process.stdout.write(`${lines.join('\n')}\n`)
+      throw error
+    })
+  })
+
+  after(() => {
+    killLivingChildren()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const answeredOk = (operation: OperationReport): void => {
+    const codes = Object.keys(operation.statusCodes)
+    expect(codes, `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.not.be.empty
+    for (const code of codes) expect(Number(code), `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.be.within(200, 299)
+    expect(operation.errors, operation.label).to.equal(0)
+    expect(operation.rounds).to.have.length(1)
+    expect(operation.requestsPerSecond, operation.label).to.be.greaterThan(0)
+    expect(operation.ratio, operation.label).to.be.greaterThan(0)
+  }
+
+  it('measures every operation on SQLite, each answering only 2xx with no errors', () => {
+    const report = outcome.report
+    expect(report.database.kind).to.equal('sqlite')
+    expect(report.operations.map((o) => o.key)).to.have.members(operations.map((o) => o.key))
+    for (const operation of report.operations) answeredOk(operation)
+    expect(report.errors).to.equal(0)
+  })
+
+  it('repeats the scale operations on a smaller and a larger database, after a batched load', () => {
+    const scale = outcome.report.scale
+    expect(scale).to.not.equal(null)
+    expect(scale?.points.map((p) => p.conversations)).to.deep.equal([300, 20_000])
+    for (const point of scale?.points ?? []) for (const operation of point.operations) answeredOk(operation)
+    expect(scale?.comparisons).to.have.length(2)
+    expect(scale?.load?.rows).to.be.greaterThan(0)
+    expect(Object.keys(scale?.queryPlans ?? {})).to.have.length(3)
+  })
+
+  it('samples the service memory and sees the outbox rows of the conversations it created', () => {
+    const { memory, webhooks } = outcome.report
+    expect(memory.peakMiB).to.be.greaterThan(0)
+    if (webhooks.outboxRows !== null) expect(webhooks.outboxRows).to.be.greaterThan(0)
+  })
+
+  it('writes the results as JSON and as a Markdown table', () => {
+    expect(path.dirname(outcome.files.json)).to.equal(dir)
+    expect(existsSync(outcome.files.json)).to.equal(true)
+    const written = JSON.parse(readFileSync(outcome.files.json, 'utf8')) as BenchReport
+    expect(written.operations.map((o) => o.key)).to.deep.equal(outcome.report.operations.map((o) => o.key))
+    const markdown = readFileSync(outcome.files.markdown, 'utf8')
+    expect(markdown).to.contain('| operation | req/s | ratio |')
+    for (const operation of outcome.report.operations) expect(markdown).to.contain(operation.label)
+  })
+})
