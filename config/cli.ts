@@ -105,6 +105,26 @@ const optional = (values: Values, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined
 }
 
+/** An integer option within [min, max], or undefined when it is not given. */
+const integerOption = (values: Values, name: string, min: number, max: number, command: string): number | undefined => {
+  const value = values[name]
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw usageError(`${command}: --${name} must be an integer from ${min} to ${max}`, command)
+  }
+  return Number(value)
+}
+
+/** Resolves with the first of these signals the process receives. */
+const firstSignal = (signals: ReadonlyArray<NodeJS.Signals>): Promise<NodeJS.Signals> =>
+  new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      for (const s of signals) process.off(s, on)
+      resolve(signal)
+    }
+    for (const signal of signals) process.on(signal, on)
+  })
+
 const tokenRows = (tokens: ReadonlyArray<ApiToken>): string =>
   tokens.length === 0
     ? 'no tokens'
@@ -197,6 +217,70 @@ const commands: ReadonlyArray<Command> = [
     run: async (service, _values, [tokenId]) => {
       const token = await outcome(service.core.revokeToken(tokenId))
       return { json: tokenJson(token), text: `revoked token ${token.id} at ${token.revokedAt ?? '?'}` }
+    },
+  },
+  {
+    words: ['webhook-secret', 'show'],
+    summary: "Show an organisation's webhook signing secret (made on first use)",
+    synopsis: '--org ORG_ID',
+    details: ['--org ORG_ID    the organisation whose deliveries it signs'],
+    options: { org: { type: 'string' } },
+    positionals: [],
+    migrates: true,
+    run: async (service, values) => {
+      const orgId = required(values, 'org', 'webhook-secret show', 'ORG_ID')
+      const secret = await outcome(service.core.showWebhookSecret(orgId))
+      return { json: { orgId: secret.orgId, secret: secret.current }, text: `webhook secret of ${secret.orgId}: ${secret.current}` }
+    },
+  },
+  {
+    words: ['webhook-secret', 'rotate'],
+    summary: 'Replace the webhook signing secret; for 24 hours deliveries carry signatures of both',
+    synopsis: '--org ORG_ID',
+    details: ['--org ORG_ID    the organisation whose secret to replace'],
+    options: { org: { type: 'string' } },
+    positionals: [],
+    migrates: true,
+    run: async (service, values) => {
+      const orgId = required(values, 'org', 'webhook-secret rotate', 'ORG_ID')
+      const secret = await outcome(service.core.rotateWebhookSecret(orgId))
+      return {
+        json: { orgId: secret.orgId, secret: secret.current },
+        text: `new webhook secret of ${secret.orgId}: ${secret.current}\nthe replaced secret signs too until ${secret.previousExpiresAt ?? '?'}`,
+      }
+    },
+  },
+  {
+    words: ['worker'],
+    summary: 'Deliver webhooks until SIGTERM or SIGINT (npm start runs one too unless WEBHOOK_WORKER=false)',
+    synopsis: '[--concurrency N] [--lease-ms MS] [--first-retry-ms MS] [--poll-ms MS]',
+    details: [
+      '--concurrency N       deliveries in flight at once (default 8)',
+      '--lease-ms MS         how long a claimed delivery stays with this worker; a worker that dies',
+      '                      mid-attempt delays it this long (default 60000; each attempt gets at',
+      '                      most half of it, and at most 10 s)',
+      '--first-retry-ms MS   delay before the first retry, doubling after each (default 5000)',
+      '--poll-ms MS          pause between polls when nothing is due (default 1000)',
+    ],
+    options: { concurrency: { type: 'string' }, 'lease-ms': { type: 'string' }, 'first-retry-ms': { type: 'string' }, 'poll-ms': { type: 'string' } },
+    positionals: [],
+    migrates: true,
+    run: async (service, values) => {
+      const settings = {
+        concurrency: integerOption(values, 'concurrency', 1, 100, 'worker'),
+        leaseMs: integerOption(values, 'lease-ms', 1000, 3_600_000, 'worker'),
+        firstRetryMs: integerOption(values, 'first-retry-ms', 1, 3_600_000, 'worker'),
+        pollIntervalMs: integerOption(values, 'poll-ms', 10, 60_000, 'worker'),
+      }
+      const stopped = firstSignal(['SIGTERM', 'SIGINT'])
+      const worker = service.startWebhookWorker(settings)
+      process.stderr.write('worker: delivering webhooks; stop with SIGTERM or Ctrl-C\n')
+      const signal = await stopped
+      await worker.stop()
+      return {
+        json: { stopped: signal, attempts: worker.attempts() },
+        text: `worker stopped on ${signal} after ${worker.attempts()} attempt(s)`,
+      }
     },
   },
   {
@@ -316,7 +400,10 @@ const run = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (E.isLeft(loaded)) throw new CliError(`configuration error: ${loaded.left.message}`, usage)
   // Loaded only now: help and usage errors answer without loading the database drivers and Koa.
   const { openService } = await import('./container')
-  const service = await openService(loaded.right)
+  const { createLogger } = await import('./logger')
+  // Logs go to stderr: stdout holds the command's output alone (one JSON document with --json).
+  const logger = createLogger({ level: loaded.right.logLevel, destination: process.stderr, pretty: process.stderr.isTTY === true })
+  const service = await openService(loaded.right, { logger })
   try {
     if (command.migrates) {
       // Like `npm start`, every command brings the schema up to date first, so a fresh database just works.

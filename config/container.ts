@@ -1,11 +1,13 @@
 // tsyringe needs the Reflect metadata polyfill loaded before it is.
 import 'reflect-metadata'
 import type Koa from 'koa'
-import pino, { Logger } from 'pino'
+import { Logger } from 'pino'
 import { container as rootContainer, DependencyContainer, instanceCachingFactory } from 'tsyringe'
 import { Core, createCore } from '../application/core'
 import { createHttpApp } from '../adapters/http/koa/app'
 import { Readiness } from '../adapters/http/koa/routes/health-routes'
+import { knexPoolUse } from '../adapters/metrics/knex-pool-use'
+import { createPrometheusMetrics, Metrics } from '../adapters/metrics/prometheus-metrics'
 import { cachedTokenRepository } from '../adapters/persistence/cached-token-repository'
 import { connectKnex } from '../adapters/persistence/knex/connect'
 import { openKnexStore } from '../adapters/persistence/knex/knex-store'
@@ -16,8 +18,12 @@ import { cryptoTokenSecrets } from '../adapters/system/crypto-token-secrets'
 import { libphonenumberPhoneNumbers } from '../adapters/system/libphonenumber-phone-numbers'
 import { randomIdGenerator } from '../adapters/system/random-id-generator'
 import { systemClock } from '../adapters/system/system-clock'
+import { cryptoWebhookSecrets } from '../adapters/webhook/crypto-webhook-secrets'
+import { WebhookWorker } from '../adapters/webhook/webhook-worker'
 import { AppConfig } from './env'
+import { createLogger } from './logger'
 import { Persistence, Token, Tokens } from './tokens'
+import { runWebhookWorker, WorkerSettings } from './worker'
 
 export { createMemoryStore } from '../adapters/persistence/memory/memory-store'
 
@@ -39,8 +45,13 @@ const tokenCacheEntries = 10_000
 /** How long /readyz waits for the database before calling it unreachable. */
 const readinessTimeoutMs = 2_000
 
-const knexPersistence = (config: AppConfig): Persistence => {
-  const knex = connectKnex(config.databaseUrl, { poolMax: config.dbPoolMax })
+const knexPersistence = (config: AppConfig, metrics: Metrics): Persistence => {
+  const knex = connectKnex(config.databaseUrl, {
+    poolMax: config.dbPoolMax,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  })
+  metrics.watchPool(knexPoolUse(knex))
   return {
     store: openKnexStore(knex),
     migrate: () => migrateToLatest(knex),
@@ -95,13 +106,16 @@ export interface ContainerOverrides {
 export const buildContainer = (config: AppConfig, overrides: ContainerOverrides = {}): DependencyContainer => {
   const c = rootContainer.createChildContainer()
   registerValue(c, Tokens.config, config)
-  registerFactory(c, Tokens.logger, () => overrides.logger ?? pino({ name: 'switchboard', level: config.logLevel }))
+  registerFactory(c, Tokens.logger, () => overrides.logger ?? createLogger({ level: config.logLevel }))
+  registerFactory(c, Tokens.metrics, () => createPrometheusMetrics())
   registerValue(c, Tokens.clock, systemClock)
   registerValue(c, Tokens.ids, randomIdGenerator)
   registerValue(c, Tokens.secrets, cryptoTokenSecrets)
   registerValue(c, Tokens.phones, libphonenumberPhoneNumbers)
   registerValue(c, Tokens.schemas, ajvJsonSchemaChecker)
-  registerFactory(c, Tokens.persistence, () => (overrides.store === undefined ? knexPersistence(config) : givenPersistence(overrides.store)))
+  registerFactory(c, Tokens.persistence, (r) =>
+    overrides.store === undefined ? knexPersistence(config, resolve(r, Tokens.metrics)) : givenPersistence(overrides.store),
+  )
   registerFactory(c, Tokens.readiness, (r) => readinessOf(resolve(r, Tokens.persistence)))
   registerFactory(c, Tokens.core, (r): Core => {
     const { store } = resolve(r, Tokens.persistence)
@@ -114,10 +128,15 @@ export const buildContainer = (config: AppConfig, overrides: ContainerOverrides 
       schemas: resolve(r, Tokens.schemas),
       phones: resolve(r, Tokens.phones),
       secrets: resolve(r, Tokens.secrets),
+      webhookSecretGenerator: cryptoWebhookSecrets,
     })
   })
   registerFactory(c, Tokens.httpApp, (r) =>
-    createHttpApp(resolve(r, Tokens.core), { logger: resolve(r, Tokens.logger), readiness: resolve(r, Tokens.readiness) }),
+    createHttpApp(resolve(r, Tokens.core), {
+      logger: resolve(r, Tokens.logger),
+      readiness: resolve(r, Tokens.readiness),
+      metrics: resolve(r, Tokens.metrics),
+    }),
   )
   return c
 }
@@ -128,12 +147,19 @@ export interface Service {
   readonly core: Core
   readonly store: Store
   readonly logger: Logger
+  /** Request, pool, webhook and process metrics; a webhook worker reports through its WebhookMetrics functions. */
+  readonly metrics: Metrics
   /** The Koa application, built on first use (the CLI never needs it). */
   readonly app: Koa
   /** Applies pending migrations; the names applied, in order. */
   readonly migrate: () => Promise<string[]>
   readonly pendingMigrations: () => Promise<string[]>
-  /** Releases the database; safe to call twice. */
+  /**
+   * Starts a webhook delivery worker on this service's store (WEBHOOK_ALLOW_PRIVATE_NETWORKS as
+   * configured unless `settings` says otherwise); `close` stops it before releasing the database.
+   */
+  readonly startWebhookWorker: (settings?: Partial<WorkerSettings>) => WebhookWorker
+  /** Stops the webhook workers it started, then releases the database; safe to call twice. */
   readonly close: () => Promise<void>
 }
 
@@ -141,6 +167,7 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
   const c = buildContainer(config, overrides)
   const persistence = resolve(c, Tokens.persistence)
   let closing: Promise<void> | undefined
+  const workers: WebhookWorker[] = []
   return {
     config,
     core: resolve(c, Tokens.core),
@@ -148,11 +175,26 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
     get logger() {
       return resolve(c, Tokens.logger)
     },
+    metrics: resolve(c, Tokens.metrics),
     get app() {
       return resolve(c, Tokens.httpApp)
     },
     migrate: persistence.migrate,
     pendingMigrations: persistence.pending,
-    close: () => (closing ??= persistence.store.close()),
+    startWebhookWorker: (settings = {}) => {
+      const worker = runWebhookWorker(
+        persistence.store,
+        { allowPrivateNetworks: config.webhookAllowPrivateNetworks, ...settings },
+        resolve(c, Tokens.logger),
+        resolve(c, Tokens.metrics),
+      )
+      workers.push(worker)
+      return worker
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all(workers.map((worker) => worker.stop()))
+        await persistence.store.close()
+      })()),
   }
 }

@@ -14,8 +14,14 @@ export interface AppConfig {
   readonly database: 'sqlite' | 'postgres'
   readonly logLevel: LogLevel
   readonly dbPoolMax: number
+  /** Longest a single SQL statement may run (PostgreSQL); 0 for no limit. */
+  readonly dbStatementTimeoutMs: number
+  /** Longest a new database connection may take to open (PostgreSQL). */
+  readonly dbConnectTimeoutMs: number
   readonly tokenCacheTtlMs: number
   readonly webhookAllowPrivateNetworks: boolean
+  /** Whether `npm start` runs a webhook delivery worker beside the HTTP server. */
+  readonly webhookWorker: boolean
 }
 
 export interface ConfigProblem {
@@ -51,6 +57,18 @@ export const environmentVariables = [
   { name: 'LOG_LEVEL', default: 'info', meaning: 'Least severe log level written (pino, JSON lines on stdout).', mustBe: `one of ${logLevels.join(', ')}` },
   { name: 'DB_POOL_MAX', default: '10', meaning: 'Most database connections held open at once (PostgreSQL).', mustBe: 'an integer from 1 to 100' },
   {
+    name: 'DB_STATEMENT_TIMEOUT_MS',
+    default: '10000',
+    meaning: 'Longest one SQL statement may run before the database cancels it (PostgreSQL); 0 for no limit. Migrations are exempt.',
+    mustBe: 'an integer from 0 to 3600000',
+  },
+  {
+    name: 'DB_CONNECT_TIMEOUT_MS',
+    default: '5000',
+    meaning: 'Longest opening one database connection may take (PostgreSQL); a request that needs one answers 503 after it.',
+    mustBe: 'an integer from 100 to 600000',
+  },
+  {
     name: 'TOKEN_CACHE_TTL_MS',
     default: '2000',
     meaning: 'How long a verified token is trusted from memory; a revoked token stops working within this time. 0 disables the cache.',
@@ -60,6 +78,12 @@ export const environmentVariables = [
     name: 'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
     default: 'false',
     meaning: 'Allow webhook deliveries to loopback, private, link-local and metadata addresses (development and tests only).',
+    mustBe: 'true or false',
+  },
+  {
+    name: 'WEBHOOK_WORKER',
+    default: 'true',
+    meaning: 'Run a webhook delivery worker inside `npm start`; `false` leaves delivery to `npm run -s cli -- worker` processes.',
     mustBe: 'true or false',
   },
 ] as const satisfies ReadonlyArray<EnvironmentVariable>
@@ -128,8 +152,11 @@ const environment = t.type({
   DATABASE_URL: fromEnv('DATABASE_URL', databaseUrl),
   LOG_LEVEL: fromEnv('LOG_LEVEL', oneOf(logLevels)),
   DB_POOL_MAX: fromEnv('DB_POOL_MAX', integerIn(1, 100)),
+  DB_STATEMENT_TIMEOUT_MS: fromEnv('DB_STATEMENT_TIMEOUT_MS', integerIn(0, 3_600_000)),
+  DB_CONNECT_TIMEOUT_MS: fromEnv('DB_CONNECT_TIMEOUT_MS', integerIn(100, 600_000)),
   TOKEN_CACHE_TTL_MS: fromEnv('TOKEN_CACHE_TTL_MS', integerIn(0, 5000)),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: fromEnv('WEBHOOK_ALLOW_PRIVATE_NETWORKS', oneOf(['true', 'false'] as const)),
+  WEBHOOK_WORKER: fromEnv('WEBHOOK_WORKER', oneOf(['true', 'false'] as const)),
 })
 
 const configError = (errors: t.Errors): ConfigError => {
@@ -152,7 +179,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppCon
       database: v.DATABASE_URL.database,
       logLevel: v.LOG_LEVEL,
       dbPoolMax: v.DB_POOL_MAX,
+      dbStatementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
+      dbConnectTimeoutMs: v.DB_CONNECT_TIMEOUT_MS,
       tokenCacheTtlMs: v.TOKEN_CACHE_TTL_MS,
       webhookAllowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+      webhookWorker: v.WEBHOOK_WORKER === 'true',
     })),
   )

@@ -17,9 +17,20 @@ const fail = (code: number, message: string): never => {
   process.exit(code)
 }
 
+/**
+ * What went wrong, in words. A connection refused on every address of a host name is an
+ * AggregateError without a message of its own: its errors' messages, or its code, say it instead.
+ */
+const textOf = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  if (error.message !== '') return error.message
+  const inner = error instanceof AggregateError ? error.errors.map(textOf).filter((text) => text !== '') : []
+  return inner.length > 0 ? [...new Set(inner)].join('; ') : ((error as NodeJS.ErrnoException).code ?? error.name)
+}
+
 /** One line: drivers put require stacks and install hints over several lines of their messages. */
 const messageOf = (error: unknown): string => {
-  const lines = (error instanceof Error ? error.message : String(error)).split('\n')
+  const lines = textOf(error).split('\n')
   const end = lines.findIndex((line) => /^(Require stack:|\s+at )/.test(line))
   const kept = (end === -1 ? lines : lines.slice(0, end)).map((line) => line.trim()).filter((line) => line !== '')
   return kept.join(' ') || 'unknown error'
@@ -104,6 +115,8 @@ const main = async (): Promise<void> => {
   shutdownOn(server, service)
   process.stdout.write(`listening: http://${urlHost(config.host)}:${address.port}\n`)
   service.logger.info({ host: config.host, port: address.port, database: config.database }, 'listening')
+  // Stopped by service.close() on shutdown, before the database is released.
+  if (config.webhookWorker) service.startWebhookWorker()
 }
 
 main().catch((error: unknown) => fail(crashed, `failed to start: ${messageOf(error)}`))

@@ -7,6 +7,7 @@ import type { JsonSchemaChecker } from '../application/ports/json-schema-checker
 import type { PhoneNumbers } from '../application/ports/phone-numbers'
 import type { TokenSecrets } from '../application/ports/token-secrets'
 import type { Readiness } from '../adapters/http/koa/routes/health-routes'
+import type { Metrics } from '../adapters/metrics/prometheus-metrics'
 import type { Store } from '../adapters/persistence/store'
 import type { AppConfig } from './env'
 
@@ -37,6 +38,7 @@ export const Tokens = {
   schemas: token<JsonSchemaChecker>('JsonSchemaChecker'),
   persistence: token<Persistence>('Persistence'),
   readiness: token<Readiness>('Readiness'),
+  metrics: token<Metrics>('Metrics'),
   core: token<Core>('Core'),
   httpApp: token<Koa>('HttpApp'),
 } as const

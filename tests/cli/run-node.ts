@@ -13,7 +13,7 @@ export interface Finished {
 /** The environment a spawned service sees: this one minus the service's own variables, plus `env`. */
 export const serviceEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const base = { ...process.env }
-  for (const name of ['HOST', 'PORT', 'DATABASE_URL', 'LOG_LEVEL', 'DB_POOL_MAX', 'TOKEN_CACHE_TTL_MS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) {
+  for (const name of ['HOST', 'PORT', 'DATABASE_URL', 'LOG_LEVEL', 'DB_POOL_MAX', 'TOKEN_CACHE_TTL_MS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_WORKER']) {
     delete base[name]
   }
   return { ...base, ...env }

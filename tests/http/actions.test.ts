@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, actionKeys, agentBody, astral, Body, minimalActionBody } from '../support/http-fixtures'
 import {
   expectCreated,
@@ -13,8 +13,8 @@ import {
   ids,
 } from './expect-http'
 
-describe('HTTP: actions', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: actions', (database) => {
+  const h = useServer(database)
 
   describe('POST /v1/actions', () => {
     it('creates: 201, Location, ETag, every key, values as given', async () => {

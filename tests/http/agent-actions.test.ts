@@ -1,10 +1,10 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, actionKeys, agentBody } from '../support/http-fixtures'
 import { expectList, expectNoContent, expectProblem, expectRecord, expectStatus, ids, sortedBy } from './expect-http'
 
-describe('HTTP: an agent\'s actions (links)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: an agent\'s actions (links)', (database) => {
+  const h = useServer(database)
   let agentId: string
   let actionIds: string[]
 

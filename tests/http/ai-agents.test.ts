@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import {
   actionBody,
   agentBody,
@@ -26,8 +26,8 @@ import {
   ids,
 } from './expect-http'
 
-describe('HTTP: AI agents', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: AI agents', (database) => {
+  const h = useServer(database)
 
   describe('POST /v1/ai-agents', () => {
     it('creates: 201, Location, ETag, every key, values as given', async () => {

@@ -1,11 +1,11 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus } from './expect-http'
 import { seed, Seeded, v1Routes } from './routes'
 
-describe('HTTP: authentication (section 2)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: authentication (section 2)', (database) => {
+  const h = useServer(database)
   let s: Seeded
 
   before(async () => {

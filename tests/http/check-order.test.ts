@@ -1,4 +1,4 @@
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
 import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
 
@@ -7,8 +7,8 @@ import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
  * pinned in auth.test.ts); the rest is docs/decisions.md: 404/405 (route) → 400 If-Match syntax →
  * 415 / 413 / 400 body → 404 id → 412 → 422.
  */
-describe('HTTP: order of checks (docs/decisions.md)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => {
+  const h = useServer(database)
   let actionId: string
   let agentId: string
   let conversationId: string

@@ -1,10 +1,13 @@
 import { expect } from 'chai'
 import { DatabaseKind, useServer } from '../support/http-harness'
+import { postgresSuitesEnabled } from '../support/postgres'
 import { agentBody, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
 import { expectList, expectRecord, expectStatus } from './expect-http'
 
-for (const database of ['memory', 'file'] as ReadonlyArray<DatabaseKind>) {
-  describe(`HTTP: concurrent conversation creates (sqlite ${database})`, () => {
+const databases: ReadonlyArray<DatabaseKind> = ['memory', 'file', ...(postgresSuitesEnabled() ? ['postgres' as const] : [])]
+
+for (const database of databases) {
+  describe(`HTTP: concurrent conversation creates (${database === 'postgres' ? 'postgres' : `sqlite ${database}`})`, () => {
     const h = useServer({ database })
 
     it('20 concurrent POST /v1/conversations for one new source make exactly one prospect, counting 20', async function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import {
   agentBody,
   astral,
@@ -25,8 +25,8 @@ import {
 
 const dateKeys = ['timestampStart', 'timestampEnd', 'createdAt', 'updatedAt']
 
-describe('HTTP: conversations', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: conversations', (database) => {
+  const h = useServer(database)
   let agentId: string
 
   before(async () => {

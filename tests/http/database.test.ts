@@ -6,7 +6,7 @@ import * as path from 'node:path'
 import pino from 'pino'
 import { openService } from '../../config/container'
 import { loadConfig } from '../../config/env'
-import { startServer, useServer } from '../support/http-harness'
+import { describeEachDatabase, startServer, useServer } from '../support/http-harness'
 import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus } from './expect-http'
 
@@ -83,8 +83,8 @@ describe('HTTP: on a sqlite file', () => {
   })
 })
 
-describe('HTTP: the database goes away (503)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: the database goes away (503)', (database) => {
+  const h = useServer(database)
 
   it('/v1 requests get 503 unavailable with Retry-After; /readyz says 503; /healthz stays 200', async function () {
     this.timeout(15_000)

@@ -1,10 +1,10 @@
 import { expect } from 'chai'
-import { Client, useServer } from '../support/http-harness'
+import { Client, describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, minimalActionBody, minimalConversationBody } from '../support/http-fixtures'
 import { expectBadQuery, expectList, expectStatus, ids, nextLink, sortedBy } from './expect-http'
 
-describe('HTTP: lists, paging and order (section 2)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => {
+  const h = useServer(database)
   let t: Client
   let agentId: string
   let prospectId: string

@@ -1,12 +1,12 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { agentBody, conversationKeys, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
 import { expectList, expectProblem, expectRecord, expectSingle, expectStatus, ids, sortedBy, utcMillis } from './expect-http'
 
 const prospectDates = ['firstConversationAt', 'lastConversationAt', 'createdAt']
 
-describe('HTTP: prospects', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: prospects', (database) => {
+  const h = useServer(database)
   let agentId: string
 
   before(async () => {

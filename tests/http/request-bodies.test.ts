@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus, expectViolations } from './expect-http'
 import { seed, Seeded, v1Routes } from './routes'
@@ -12,8 +12,8 @@ const jsonOfBytes = (bytes: number): string => {
   return skeleton.replace('"name":""', `"name":"${'n'.repeat(bytes - skeleton.length)}"`)
 }
 
-describe('HTTP: request bodies (section 2: 415, 413, 400 malformed_json)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_json)', (database) => {
+  const h = useServer(database)
   let s: Seeded
 
   before(async () => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai'
-import { useServer } from '../support/http-harness'
+import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, minimalConversationBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus } from './expect-http'
 
-describe('HTTP: health, request ids, unknown routes and methods', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: health, request ids, unknown routes and methods', (database) => {
+  const h = useServer(database)
 
   describe('GET /healthz and /readyz (no auth)', () => {
     for (const route of ['/healthz', '/readyz']) {

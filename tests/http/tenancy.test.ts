@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { Client, useServer } from '../support/http-harness'
+import { Client, describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, conversationBody, minimalConversationBody } from '../support/http-fixtures'
 import { expectList, expectProblem, expectStatus, expectViolations, ids } from './expect-http'
 import { seed, Seeded } from './routes'
@@ -24,8 +24,8 @@ const snapshot = async (a: Client, s: Seeded) => {
   }
 }
 
-describe('HTTP: tenancy (another organisation\'s record is answered as an unknown id)', () => {
-  const h = useServer()
+describeEachDatabase('HTTP: tenancy (another organisation\'s record is answered as an unknown id)', (database) => {
+  const h = useServer(database)
   let s: Seeded
   let own: Seeded
   let before: Awaited<ReturnType<typeof snapshot>>

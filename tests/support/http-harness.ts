@@ -8,6 +8,8 @@ import * as path from 'node:path'
 import pino from 'pino'
 import { loadConfig } from '../../config/env'
 import { openService, Service } from '../../config/container'
+import { checkExchange, forgetServer } from '../openapi/openapi-agreement'
+import { freshDatabase, postgresSuitesEnabled } from './postgres'
 
 /**
  * A real listening server for the HTTP suite: the service as `npm start` wires it (openService),
@@ -71,7 +73,8 @@ export interface Harness {
   readonly stop: () => Promise<void>
 }
 
-export type DatabaseKind = 'memory' | 'file'
+/** `memory` and `file` are SQLite; `postgres` is a new database on the run's throwaway cluster. */
+export type DatabaseKind = 'memory' | 'file' | 'postgres'
 
 export interface ServerOptions {
   readonly database?: DatabaseKind
@@ -113,6 +116,9 @@ export const send = async (baseUrl: string, method: string, target: string, opti
   const url = /^https?:/.test(target) ? target : `${baseUrl}${target}`
   const response = await fetch(url, { method, headers, body, redirect: 'manual' })
   const text = await response.text()
+  // Every response must be one the server's OpenAPI document describes (tests/openapi).
+  const requestJson = options.json !== undefined ? options.json : options.raw
+  await checkExchange({ method, url, requestContentType: headers['Content-Type'] ?? null, requestJson, status: response.status, headers: response.headers, text })
   return { status: response.status, headers: response.headers, body: parseBody(text, response.headers.get('content-type')), text }
 }
 
@@ -130,18 +136,22 @@ const clientFor = (baseUrl: string, tenant: Tenant): Client => {
   }
 }
 
-const databaseUrl = (options: ServerOptions): { url: string; cleanup: () => void } => {
-  if (options.sqliteFile !== undefined) return { url: `sqlite:${options.sqliteFile}`, cleanup: () => undefined }
+const databaseUrl = async (options: ServerOptions): Promise<{ url: string; cleanup: () => Promise<void> }> => {
+  if (options.sqliteFile !== undefined) return { url: `sqlite:${options.sqliteFile}`, cleanup: async () => undefined }
   if (options.database === 'file') {
     const dir = mkdtempSync(path.join(tmpdir(), 'switchboard-http-'))
-    return { url: `sqlite:${path.join(dir, 'switchboard.sqlite')}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+    return { url: `sqlite:${path.join(dir, 'switchboard.sqlite')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
   }
-  return { url: 'sqlite::memory:', cleanup: () => undefined }
+  if (options.database === 'postgres') {
+    const database = await freshDatabase()
+    return { url: database.url, cleanup: database.drop }
+  }
+  return { url: 'sqlite::memory:', cleanup: async () => undefined }
 }
 
 /** Starts the service on 127.0.0.1:<ephemeral>, migrated, with organisations `a` and `b`. */
 export const startServer = async (options: ServerOptions = {}): Promise<Harness> => {
-  const database = databaseUrl(options)
+  const database = await databaseUrl(options)
   const loaded = loadConfig({
     DATABASE_URL: database.url,
     HOST: '127.0.0.1',
@@ -195,7 +205,8 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
         server.closeAllConnections()
       })
       await service.close()
-      database.cleanup()
+      await database.cleanup()
+      forgetServer(baseUrl)
     },
   }
 }
@@ -217,4 +228,15 @@ export const useServer = (options: ServerOptions = {}): (() => Harness) => {
     if (harness === undefined) throw new Error('the server is not started (use the getter inside a test or hook)')
     return harness
   }
+}
+
+/** The databases the HTTP suite runs on: SQLite in memory, and PostgreSQL where its server is installed. */
+export const httpDatabases = (): ReadonlyArray<{ readonly label: string; readonly options: ServerOptions }> => [
+  { label: 'sqlite', options: { database: 'memory' } },
+  ...(postgresSuitesEnabled() ? [{ label: 'postgres', options: { database: 'postgres' as const } }] : []),
+]
+
+/** `describe(title, …)` once per database of `httpDatabases`, the database named in the title. */
+export const describeEachDatabase = (title: string, suite: (options: ServerOptions) => void): void => {
+  for (const { label, options } of httpDatabases()) describe(`${title} (${label})`, () => suite(options))
 }

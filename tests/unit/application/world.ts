@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import * as O from 'fp-ts/Option'
 import { createMemoryStore } from '../../../adapters/persistence/memory/memory-store'
+import { cryptoWebhookSecrets } from '../../../adapters/webhook/crypto-webhook-secrets'
 import { Store } from '../../../adapters/persistence/store'
 import { Core, createCore } from '../../../application/core'
 import { Actor } from '../../../domain/shared/audit'
@@ -38,6 +39,7 @@ export const newWorld = (): World => {
     schemas: schemaChecker,
     phones: fakePhoneNumbers(),
     secrets,
+    webhookSecretGenerator: cryptoWebhookSecrets,
   })
   return { store, core, clock, ids, secrets }
 }

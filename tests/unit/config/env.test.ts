@@ -23,8 +23,11 @@ describe('loadConfig', () => {
       database: 'sqlite',
       logLevel: 'info',
       dbPoolMax: 10,
+      dbStatementTimeoutMs: 10000,
+      dbConnectTimeoutMs: 5000,
       tokenCacheTtlMs: 2000,
       webhookAllowPrivateNetworks: false,
+      webhookWorker: true,
     })
   })
 
@@ -41,8 +44,11 @@ describe('loadConfig', () => {
         DATABASE_URL: 'postgres://user:pass@db.example:5432/switchboard',
         LOG_LEVEL: 'silent',
         DB_POOL_MAX: '25',
+        DB_STATEMENT_TIMEOUT_MS: '0',
+        DB_CONNECT_TIMEOUT_MS: '250',
         TOKEN_CACHE_TTL_MS: '0',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_WORKER: 'false',
       }),
     ).to.deep.equal({
       host: '0.0.0.0',
@@ -51,8 +57,11 @@ describe('loadConfig', () => {
       database: 'postgres',
       logLevel: 'silent',
       dbPoolMax: 25,
+      dbStatementTimeoutMs: 0,
+      dbConnectTimeoutMs: 250,
       tokenCacheTtlMs: 0,
       webhookAllowPrivateNetworks: true,
+      webhookWorker: false,
     })
   })
 
@@ -80,10 +89,16 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose'],
     ['DB_POOL_MAX', '0'],
     ['DB_POOL_MAX', '101'],
+    ['DB_STATEMENT_TIMEOUT_MS', '-1'],
+    ['DB_STATEMENT_TIMEOUT_MS', '3600001'],
+    ['DB_CONNECT_TIMEOUT_MS', '0'],
+    ['DB_CONNECT_TIMEOUT_MS', '99'],
+    ['DB_CONNECT_TIMEOUT_MS', '5s'],
     ['TOKEN_CACHE_TTL_MS', '5001'],
     ['TOKEN_CACHE_TTL_MS', 'soon'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1'],
+    ['WEBHOOK_WORKER', 'no'],
   ]
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value}, naming ${name} and what it must be, in one line`, () => {
@@ -111,8 +126,11 @@ describe('loadConfig', () => {
       'DATABASE_URL',
       'LOG_LEVEL',
       'DB_POOL_MAX',
+      'DB_STATEMENT_TIMEOUT_MS',
+      'DB_CONNECT_TIMEOUT_MS',
       'TOKEN_CACHE_TTL_MS',
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+      'WEBHOOK_WORKER',
     ])
     const defaults = Object.fromEntries(environmentVariables.map((v) => [v.name, v.default]))
     expect(config(defaults)).to.deep.equal(config({}))

@@ -1,0 +1,69 @@
+import { expect } from 'chai'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import { killAll, runNode, script } from './run-node'
+
+/** The command names `--help` lists, read from its Commands section, so a new command is covered too. */
+const listedCommands = (help: string): string[][] => {
+  const lines = help.split('\n')
+  const start = lines.findIndex((l) => l.trim() === 'Commands:')
+  const out: string[][] = []
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === '') break
+    const [synopsis] = line.trim().split(/\s{2,}/)
+    const words: string[] = []
+    for (const token of synopsis.split(/\s+/)) {
+      if (!/^[a-z][a-z0-9-]*$/.test(token)) break
+      words.push(token)
+    }
+    out.push(words)
+  }
+  return out
+}
+
+describe('CLI: --help for every command, progress on long work', function () {
+  this.timeout(60_000)
+  let dir: string
+  let env: Record<string, string>
+
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'switchboard-cli-help-'))
+    env = { DATABASE_URL: `sqlite:${path.join(dir, 'switchboard.sqlite')}`, LOG_LEVEL: 'silent' }
+  })
+
+  after(() => {
+    killAll()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('every command the tool lists prints its own help: usage, options, --json, exit code 0', async () => {
+    const tool = await runNode(script('cli'), ['--help'], env)
+    expect(tool.code).to.equal(0)
+    const commands = listedCommands(tool.stdout)
+    expect(commands.length, tool.stdout).to.be.at.least(6)
+    expect(commands.map((c) => c.join(' '))).to.include.members(['org create', 'org list', 'token create', 'token list', 'token revoke', 'migrate'])
+    const helps = await Promise.all(commands.map((words) => runNode(script('cli'), [...words, '--help'], env)))
+    commands.forEach((words, i) => {
+      const help = helps[i]
+      const name = words.join(' ')
+      expect(help.code, `${name} --help: ${help.stderr}`).to.equal(0)
+      expect(help.stdout, name).to.contain('Usage: ').and.to.contain(name).and.to.contain('--json').and.to.contain('--help')
+      expect(help.stderr, name).to.equal('')
+    })
+  })
+
+  it('migrate reports progress on stderr, keeping stdout for the result', async () => {
+    const first = await runNode(script('cli'), ['migrate'], env)
+    expect(first.code, first.stderr).to.equal(0)
+    const progress = first.stderr.trim().split('\n')
+    expect(progress[0]).to.match(/^migrate: applying \d+ migration\(s\)$/)
+    expect(progress).to.include('migrate: applied 001-initial-schema')
+    expect(first.stdout).to.match(/^applied \d+ migration\(s\)\n$/)
+
+    const again = await runNode(script('cli'), ['migrate', '--json'], env)
+    expect(again.code).to.equal(0)
+    expect(JSON.parse(again.stdout)).to.deep.equal({ applied: [] })
+    expect(again.stderr).to.contain('migrate: the database is up to date')
+  })
+})
