@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process'
 import * as path from 'node:path'
+import { environmentVariables } from '../../config/env'
 
 /** dist/config/<script>.js, from dist/tests/cli where the compiled tests run. */
 export const script = (name: 'cli' | 'main'): string => path.resolve(__dirname, '..', '..', 'config', `${name}.js`)
@@ -13,7 +14,8 @@ export interface Finished {
 /** The environment a spawned service sees: this one minus the service's own variables, plus `env`. */
 export const serviceEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const base = { ...process.env }
-  for (const name of ['HOST', 'PORT', 'DATABASE_URL', 'LOG_LEVEL', 'DB_POOL_MAX', 'TOKEN_CACHE_TTL_MS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_WORKER']) {
+  // Derived from the configuration table, so a variable added there can never leak into a child.
+  for (const { name } of environmentVariables) {
     delete base[name]
   }
   return { ...base, ...env }
