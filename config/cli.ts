@@ -65,6 +65,10 @@ const describeError = (error: DomainError): string => {
       return 'unauthorized'
     case 'StoreUnavailable':
       return `the database cannot be used: ${error.cause}`
+    case 'IdempotencyKeyReused':
+      return 'the idempotency key was already used for a different request'
+    case 'IdempotencyInFlight':
+      return 'a request with the same idempotency key is still running'
   }
 }
 

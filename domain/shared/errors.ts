@@ -48,7 +48,25 @@ export interface StoreUnavailable {
   readonly cause: string
 }
 
-export type DomainError = NotFound | ValidationFailed | BadQuery | PreconditionFailed | Unauthorized | StoreUnavailable
+/** An Idempotency-Key already used, within its lifetime, for a different request. */
+export interface IdempotencyKeyReused {
+  readonly _tag: 'IdempotencyKeyReused'
+}
+
+/** The first request with this Idempotency-Key is still being processed. */
+export interface IdempotencyInFlight {
+  readonly _tag: 'IdempotencyInFlight'
+}
+
+export type DomainError =
+  | NotFound
+  | ValidationFailed
+  | BadQuery
+  | PreconditionFailed
+  | Unauthorized
+  | StoreUnavailable
+  | IdempotencyKeyReused
+  | IdempotencyInFlight
 
 export const notFound = (entity: EntityKind, id: string): NotFound => ({ _tag: 'NotFound', entity, id })
 
@@ -70,3 +88,7 @@ export const preconditionFailed = (entity: EntityKind, id: string): Precondition
 export const unauthorized: Unauthorized = { _tag: 'Unauthorized' }
 
 export const storeUnavailable = (cause: string): StoreUnavailable => ({ _tag: 'StoreUnavailable', cause })
+
+export const idempotencyKeyReused: IdempotencyKeyReused = { _tag: 'IdempotencyKeyReused' }
+
+export const idempotencyInFlight: IdempotencyInFlight = { _tag: 'IdempotencyInFlight' }

@@ -9,6 +9,8 @@ export type HttpFailure =
   | { readonly _tag: 'BadHeader'; readonly header: string; readonly detail: string }
   | { readonly _tag: 'RouteNotFound' }
   | { readonly _tag: 'MethodNotAllowed'; readonly allowed: ReadonlyArray<string> }
+  /** Too many requests from one token, or too many failed authentications from one address. */
+  | { readonly _tag: 'RateLimited'; readonly retryAfterSeconds: number; readonly detail: string }
 
 export type Failure = DomainError | HttpFailure
 
@@ -82,6 +84,29 @@ export const problemOf = (failure: Failure): Problem => {
         title: 'Service unavailable',
         detail: 'The database cannot be reached right now; retry later.',
         headers: { 'Retry-After': String(retryAfterSeconds) },
+      }
+    case 'IdempotencyKeyReused':
+      return {
+        status: 422,
+        code: 'idempotency_key_reused',
+        title: 'Idempotency key reused',
+        detail: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+      }
+    case 'IdempotencyInFlight':
+      return {
+        status: 409,
+        code: 'idempotency_in_flight',
+        title: 'Request in progress',
+        detail: 'The first request with this Idempotency-Key is still being processed; retry shortly.',
+        headers: { 'Retry-After': '1' },
+      }
+    case 'RateLimited':
+      return {
+        status: 429,
+        code: 'rate_limited',
+        title: 'Too many requests',
+        detail: failure.detail,
+        headers: { 'Retry-After': String(failure.retryAfterSeconds) },
       }
     case 'MalformedJson':
       return { status: 400, code: 'malformed_json', title: 'Malformed JSON', detail: failure.detail }

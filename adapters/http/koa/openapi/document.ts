@@ -116,6 +116,9 @@ const problemStatus: Record<ProblemCode, string> = {
   payload_too_large: '413',
   unsupported_media_type: '415',
   validation_failed: '422',
+  idempotency_in_flight: '409',
+  idempotency_key_reused: '422',
+  rate_limited: '429',
   unavailable: '503',
   internal_error: '500',
 }
@@ -123,21 +126,29 @@ const problemStatus: Record<ProblemCode, string> = {
 const problemDescriptions: Record<ProblemCode, string> = {
   malformed_json: '`malformed_json`: the body is not JSON, or not a JSON object.',
   bad_query: '`bad_query`: a query parameter is invalid, unknown to this list, or repeated.',
-  bad_header: '`bad_header`: If-Match is not `*` or a list of entity tags.',
+  bad_header: '`bad_header`: If-Match is not `*` or a list of entity tags, or Idempotency-Key is not 1-255 printable ASCII characters.',
   unauthorized: '`unauthorized`: the bearer token is missing, malformed, unknown or revoked.',
   not_found: '`not_found`: no such record in the caller\'s organisation.',
   precondition_failed: '`precondition_failed`: If-Match does not match the current ETag.',
   payload_too_large: `\`payload_too_large\`: the body is over ${bodyLimitBytes} bytes.`,
   unsupported_media_type: '`unsupported_media_type`: the body is not sent as JSON.',
   validation_failed: '`validation_failed`: fields break the rules; `errors` names every one by JSON pointer.',
+  idempotency_in_flight: '`idempotency_in_flight`: the first request with this Idempotency-Key is still being processed.',
+  idempotency_key_reused: '`idempotency_key_reused`: this Idempotency-Key was used within 24 hours for a different request.',
+  rate_limited: '`rate_limited`: too many requests from this token, or too many failed authentications from this address.',
   unavailable: `\`unavailable\`: the database cannot be reached; retry after ${retryAfterSeconds} s.`,
   internal_error: '`internal_error`: a defect; the X-Request-Id finds it in the logs.',
 }
 
 const problemHeaders: Partial<Record<string, Json>> = {
   '401': { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') },
+  '409': { 'Retry-After': ref('headers', 'RetryAfter') },
+  '429': { 'Retry-After': ref('headers', 'RetryAfter') },
   '503': { 'Retry-After': ref('headers', 'RetryAfter') },
 }
+
+/** What every POST can also answer, through its Idempotency-Key. */
+const idempotencyProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'idempotency_in_flight', 'idempotency_key_reused']
 
 /** One response per status, every code it can carry as a named example. */
 const problemResponses = (codes: ReadonlyArray<ProblemCode>): Record<string, Json> => {
@@ -492,7 +503,21 @@ const extraResponses: Partial<Record<string, Record<string, Json>>> = {
 }
 
 const operationObject = (spec: OperationSpec): Json => {
-  const codes: ProblemCode[] = spec.public === true ? ['internal_error'] : ['unauthorized', ...(spec.problems ?? []), 'unavailable', 'internal_error']
+  const post = spec.method === 'post' && spec.public !== true
+  const codes: ProblemCode[] =
+    spec.public === true
+      ? ['internal_error']
+      : [
+          ...new Set<ProblemCode>([
+            'unauthorized',
+            ...(spec.problems ?? []),
+            ...(post ? idempotencyProblems : []),
+            'rate_limited',
+            'unavailable',
+            'internal_error',
+          ]),
+        ]
+  const parameters = [...(spec.parameters ?? []), ...(post ? [ref('parameters', 'IdempotencyKey')] : [])]
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -500,7 +525,7 @@ const operationObject = (spec: OperationSpec): Json => {
     tags: [spec.tag],
     ...(spec.seed === undefined ? {} : { 'x-seed-operation': spec.seed }),
     ...(spec.public === true ? { security: [] } : {}),
-    ...(spec.parameters === undefined ? {} : { parameters: spec.parameters }),
+    ...(parameters.length === 0 ? {} : { parameters }),
     ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
     responses: {
       [spec.success.status]: spec.success.response,
@@ -591,6 +616,14 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           required: false,
           description: 'Where the page starts: the opaque value from the `Link` header of the page before.',
           schema: { type: 'string' },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'A key of 1-255 printable ASCII characters, unique per request. Sent again with the same body within 24 hours, the first answer is replayed (with `Idempotent-Replayed: true`) and nothing is written again. Keys are per organisation; only successful answers are kept, so a refused request may be retried with the same key.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, examples: ['9c4f3e0a-5b7d-4e61-8a2f-1d3c5b7e9f10'] },
         },
         IfMatch: {
           name: 'If-Match',

@@ -155,6 +155,14 @@ export const problemExamples = {
     { path: '/name', message: 'must be between 1 and 512 characters long' },
     { path: '/invocationTrigger', message: 'is required' },
   ]),
+  idempotency_in_flight: problem(409, 'idempotency_in_flight', 'Request in progress', 'The first request with this Idempotency-Key is still being processed; retry shortly.'),
+  idempotency_key_reused: problem(
+    422,
+    'idempotency_key_reused',
+    'Idempotency key reused',
+    'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+  ),
+  rate_limited: problem(429, 'rate_limited', 'Too many requests', 'This token has made more than 6000 requests in a minute; retry after 3 s.'),
   unavailable: problem(503, 'unavailable', 'Service unavailable', 'The database cannot be reached right now; retry later.'),
   internal_error: problem(500, 'internal_error', 'Internal server error', 'Something went wrong on our side; the request id identifies it in our logs.'),
 } as const

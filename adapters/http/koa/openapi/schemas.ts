@@ -102,6 +102,7 @@ const problem: JsonSchema = {
         'unsupported_media_type',
         'validation_failed',
         'idempotency_key_reused',
+        'rate_limited',
         'unavailable',
         'internal_error',
       ],
