@@ -13,6 +13,7 @@ import { createConversation } from './conversation/create-conversation'
 import { getConversation } from './conversation/get-conversation'
 import { listConversations } from './conversation/list-conversations'
 import { patchConversation } from './conversation/patch-conversation'
+import { claimIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey } from './idempotency/idempotent-requests'
 import { authenticate } from './organisation/authenticate'
 import { bootstrap, createOrganisation, createToken, listOrganisations, listTokens, revokeToken } from './organisation/organisations'
 import { Clock } from './ports/clock'
@@ -44,14 +45,14 @@ export interface CorePorts {
 /** The use cases over the given ports: what the HTTP adapter, the CLI and embedding programs call. */
 export const createCore = (ports: CorePorts) => {
   const { repositories: repos, unitOfWork: uow, clock, ids, schemas, phones, secrets, webhookSecretGenerator: generator } = ports
-  const { actions, agents, conversations, prospects, organisations, tokens, webhookDeliveries, webhookSecrets } = repos
+  const { actions, agents, conversations, prospects, organisations, tokens, webhookDeliveries, webhookSecrets, idempotencyKeys } = repos
   return {
-    createAction: createAction({ actions, clock, ids, schemas }),
+    createAction: createAction({ repositories: repos, uow, clock, ids, schemas }),
     getAction: getAction({ actions }),
     listActions: listActions({ actions }),
     updateAction: updateAction({ actions, clock, schemas }),
     deleteAction: deleteAction({ actions }),
-    createAiAgent: createAiAgent({ agents, clock, ids }),
+    createAiAgent: createAiAgent({ repositories: repos, uow, clock, ids }),
     getAiAgent: getAiAgent({ agents }),
     listAiAgents: listAiAgents({ agents }),
     updateAiAgent: updateAiAgent({ agents, clock }),
@@ -74,7 +75,10 @@ export const createCore = (ports: CorePorts) => {
     revokeToken: revokeToken({ tokens, clock }),
     bootstrap: bootstrap({ uow, clock, ids, secrets }),
     listWebhookDeliveries: listWebhookDeliveries({ webhookDeliveries }),
-    retryWebhookDelivery: retryWebhookDelivery({ webhookDeliveries, clock }),
+    retryWebhookDelivery: retryWebhookDelivery({ repositories: repos, uow, clock }),
+    claimIdempotencyKey: claimIdempotencyKey({ idempotencyKeys, clock, ids }),
+    releaseIdempotencyKey: releaseIdempotencyKey({ idempotencyKeys }),
+    purgeExpiredIdempotencyKeys: purgeExpiredIdempotencyKeys({ idempotencyKeys, clock }),
     showWebhookSecret: showWebhookSecret({ organisations, webhookSecrets, generator, clock }),
     rotateWebhookSecret: rotateWebhookSecret({ organisations, webhookSecrets, generator, clock }),
   }

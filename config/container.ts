@@ -159,15 +159,34 @@ export interface Service {
    * configured unless `settings` says otherwise); `close` stops it before releasing the database.
    */
   readonly startWebhookWorker: (settings?: Partial<WorkerSettings>) => WebhookWorker
-  /** Stops the webhook workers it started, then releases the database; safe to call twice. */
+  /**
+   * Purges expired Idempotency-Keys now and then every `everyMs` (10 minutes by default), in the
+   * background; `close` stops it. Every process may run it: concurrent purges delete each row once.
+   */
+  readonly startIdempotencyKeyPurge: (everyMs?: number) => void
+  /** Stops the webhook workers and the purge it started, then releases the database; safe to call twice. */
   readonly close: () => Promise<void>
 }
+
+const idempotencyPurgeEveryMs = 10 * 60 * 1000
 
 export const openService = async (config: AppConfig, overrides: ContainerOverrides = {}): Promise<Service> => {
   const c = buildContainer(config, overrides)
   const persistence = resolve(c, Tokens.persistence)
   let closing: Promise<void> | undefined
   const workers: WebhookWorker[] = []
+  let purgeTimer: NodeJS.Timeout | undefined
+  let purging: Promise<unknown> = Promise.resolve()
+  const purgeIdempotencyKeys = async (): Promise<void> => {
+    const logger = resolve(c, Tokens.logger)
+    try {
+      const purged = await resolve(c, Tokens.core).purgeExpiredIdempotencyKeys()()
+      if (purged._tag === 'Left') logger.warn({ storeFailure: purged.left.cause }, 'purging expired idempotency keys failed; retried later')
+      else if (purged.right > 0) logger.info({ purged: purged.right }, 'expired idempotency keys purged')
+    } catch (error) {
+      logger.error({ err: error }, 'purging expired idempotency keys threw')
+    }
+  }
   return {
     config,
     core: resolve(c, Tokens.core),
@@ -191,8 +210,18 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
       workers.push(worker)
       return worker
     },
+    startIdempotencyKeyPurge: (everyMs = idempotencyPurgeEveryMs) => {
+      if (purgeTimer !== undefined) return
+      purging = purgeIdempotencyKeys()
+      purgeTimer = setInterval(() => {
+        purging = purging.then(purgeIdempotencyKeys)
+      }, everyMs)
+      purgeTimer.unref()
+    },
     close: () =>
       (closing ??= (async () => {
+        clearInterval(purgeTimer)
+        await purging
         await Promise.all(workers.map((worker) => worker.stop()))
         await persistence.store.close()
       })()),

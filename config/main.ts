@@ -117,6 +117,7 @@ const main = async (): Promise<void> => {
   service.logger.info({ host: config.host, port: address.port, database: config.database }, 'listening')
   // Stopped by service.close() on shutdown, before the database is released.
   if (config.webhookWorker) service.startWebhookWorker()
+  service.startIdempotencyKeyPurge()
 }
 
 main().catch((error: unknown) => fail(crashed, `failed to start: ${messageOf(error)}`))

@@ -2,26 +2,36 @@ import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Action, newAction } from '../../domain/action/action'
 import { Actor, actorName, created } from '../../domain/shared/audit'
-import { StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
-import { ActionRepository } from '../ports/action-repository'
+import { IdempotencyInFlight, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
+import { InTransaction, writeCommittedWith } from '../idempotency/idempotent-requests'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
+import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { decodeActionFields } from './action-input'
 
-export type CreateActionError = ValidationFailed | StoreUnavailable
+export type CreateActionError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
 
+/** Stores a new action; `inTransaction` (the answer to an idempotent request) commits with it. */
 export const createAction = (deps: {
-  actions: ActionRepository
+  repositories: Repositories
+  uow: UnitOfWork
   clock: Clock
   ids: IdGenerator
   schemas: JsonSchemaChecker
 }) => {
   const decode = decodeActionFields(deps.schemas)
-  return (actor: Actor, input: unknown): TE.TaskEither<CreateActionError, Action> =>
+  return (actor: Actor, input: unknown, inTransaction?: InTransaction<Action>): TE.TaskEither<CreateActionError, Action> =>
     pipe(
       TE.fromEither(decode(input)),
       TE.map((fields) => newAction(deps.ids.next('action'), actor.orgId, fields, created(actorName(actor), deps.clock.now()))),
-      TE.chainFirstW(deps.actions.insert),
+      TE.chainW((action) =>
+        writeCommittedWith(deps, inTransaction)((repositories) =>
+          pipe(
+            repositories.actions.insert(action),
+            TE.map(() => action),
+          ),
+        ),
+      ),
     )
 }

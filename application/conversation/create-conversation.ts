@@ -5,8 +5,9 @@ import * as TE from 'fp-ts/TaskEither'
 import { Conversation, newConversation } from '../../domain/conversation/conversation'
 import { newProspect, withConversation } from '../../domain/prospect/prospect'
 import { Actor, actorName, created } from '../../domain/shared/audit'
-import { StoreUnavailable, ValidationFailed, validationFailed, violation } from '../../domain/shared/errors'
+import { IdempotencyInFlight, StoreUnavailable, ValidationFailed, validationFailed, violation } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
+import { InTransaction } from '../idempotency/idempotent-requests'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
@@ -15,17 +16,18 @@ import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueu
 import { decodeConversationFields } from './conversation-input'
 import { prospectSourceOf } from './prospect-source'
 
-export type CreateConversationError = ValidationFailed | StoreUnavailable
+export type CreateConversationError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
 
 const unknownAgent = validationFailed([violation('/agentId', 'names no AI agent of this organisation')])
 
 /**
  * Stores a conversation with its prospect, found or created for (organisation, source), the
- * prospect's counters and the webhook deliveries it starts, all in one transaction.
+ * prospect's counters and the webhook deliveries it starts, all in one transaction, with
+ * `inTransaction` (the answer to an idempotent request) when given.
  */
 export const createConversation =
   (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
-  (actor: Actor, input: unknown): TE.TaskEither<CreateConversationError, Conversation> =>
+  (actor: Actor, input: unknown, inTransaction?: InTransaction<Conversation>): TE.TaskEither<CreateConversationError, Conversation> =>
     pipe(
       TE.fromEither(decodeConversationFields(input)),
       TE.chainW((fields) =>
@@ -50,6 +52,7 @@ export const createConversation =
                 repos.conversations.insert(conversation),
                 TE.chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
                 TE.chainW(() => enqueueConversationWebhooks(repos, deps.ids, conversation, eventsOfCreation(conversation), conversation.createdAt)),
+                TE.chainW(() => (inTransaction === undefined ? TE.right(undefined) : inTransaction(repos, conversation))),
                 TE.map(() => conversation),
               )
             }),

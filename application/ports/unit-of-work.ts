@@ -3,6 +3,7 @@ import { StoreUnavailable } from '../../domain/shared/errors'
 import { ActionRepository } from './action-repository'
 import { AiAgentRepository } from './ai-agent-repository'
 import { ConversationRepository } from './conversation-repository'
+import { IdempotencyRepository } from './idempotency-repository'
 import { OrganisationRepository, TokenRepository } from './organisation-repository'
 import { ProspectRepository } from './prospect-repository'
 import { WebhookDeliveryRepository } from './webhook-delivery-repository'
@@ -18,6 +19,7 @@ export interface Repositories {
   readonly tokens: TokenRepository
   readonly webhookDeliveries: WebhookDeliveryRepository
   readonly webhookSecrets: WebhookSecretRepository
+  readonly idempotencyKeys: IdempotencyRepository
 }
 
 export interface UnitOfWork {

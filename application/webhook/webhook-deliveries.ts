@@ -1,12 +1,14 @@
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../../domain/shared/audit'
-import { BadQuery, NotFound, StoreUnavailable } from '../../domain/shared/errors'
+import { BadQuery, IdempotencyInFlight, NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
 import { deliveryStatuses, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { InTransaction, writeCommittedWith } from '../idempotency/idempotent-requests'
 import { Clock } from '../ports/clock'
 import { Page } from '../ports/paging'
 import { WebhookDeliveryFilter, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
+import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { QueryReader, RawQuery } from '../shared/list-query'
 import { findOrNotFound } from '../shared/use-case-kit'
 
@@ -45,6 +47,13 @@ export const listWebhookDeliveries =
  * fails, automatic retries go on only while the delivery has attempts and time left.
  */
 export const retryWebhookDelivery =
-  (deps: { webhookDeliveries: WebhookDeliveryRepository; clock: Clock }) =>
-  (actor: Actor, id: string): TE.TaskEither<NotFound | StoreUnavailable, WebhookDelivery> =>
-    findOrNotFound('webhook-delivery', id, (found) => deps.webhookDeliveries.requestRetry(actor.orgId, found, deps.clock.now()))
+  (deps: { repositories: Repositories; uow: UnitOfWork; clock: Clock }) =>
+  (
+    actor: Actor,
+    id: string,
+    inTransaction?: InTransaction<WebhookDelivery>,
+  ): TE.TaskEither<NotFound | StoreUnavailable | IdempotencyInFlight, WebhookDelivery> =>
+    writeCommittedWith(
+      deps,
+      inTransaction,
+    )((repositories) => findOrNotFound('webhook-delivery', id, (found) => repositories.webhookDeliveries.requestRetry(actor.orgId, found, deps.clock.now())))

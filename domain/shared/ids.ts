@@ -10,6 +10,8 @@ export const idPrefixes = {
   conversation: 'con',
   token: 'tok',
   'webhook-delivery': 'whd',
+  /** Never shown: names which request holds an Idempotency-Key. */
+  'idempotency-claim': 'idc',
 } as const
 
 export type IdKind = keyof typeof idPrefixes

@@ -8,6 +8,7 @@ import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
 import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
 import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
+import * as idempotencyKeys from '../../adapters/persistence/knex/migrations/003-idempotency-keys'
 
 const pragma = async (knex: Knex, name: string): Promise<unknown> => {
   const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`)
@@ -59,11 +60,12 @@ describe('knex store', () => {
     it('lists what is pending, applies it once, and then has nothing pending', async () => {
       const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
       try {
-        expect(await pendingMigrations(knex)).to.deep.equal(['001-initial-schema', '002-webhooks'])
-        expect(await migrateToLatest(knex)).to.deep.equal(['001-initial-schema', '002-webhooks'])
+        const all = ['001-initial-schema', '002-webhooks', '003-idempotency-keys']
+        expect(await pendingMigrations(knex)).to.deep.equal(all)
+        expect(await migrateToLatest(knex)).to.deep.equal(all)
         expect(await pendingMigrations(knex)).to.deep.equal([])
         expect(await migrateToLatest(knex)).to.deep.equal([])
-        for (const table of ['organisations', 'api_tokens', 'actions', 'ai_agents', 'agent_actions', 'prospects', 'conversations', 'webhook_deliveries', 'webhook_secrets']) {
+        for (const table of ['organisations', 'api_tokens', 'actions', 'ai_agents', 'agent_actions', 'prospects', 'conversations', 'webhook_deliveries', 'webhook_secrets', 'idempotency_keys']) {
           expect(await knex.schema.hasTable(table), table).to.equal(true)
         }
       } finally {
@@ -75,6 +77,7 @@ describe('knex store', () => {
       const knex = connectKnex('sqlite::memory:')
       try {
         await migrateToLatest(knex)
+        await idempotencyKeys.down(knex)
         await webhooks.down(knex)
         await initialSchema.down(knex)
         const tables: Array<{ name: string }> = await knex('sqlite_master').where('type', 'table').select('name')

@@ -138,6 +138,28 @@ if (postgresSuitesEnabled()) {
       }
     })
 
+    it('one Idempotency-Key sent to both at once creates one conversation; both replay it afterwards', async () => {
+      const agentId = (await as(one, 'POST', '/v1/ai-agents', agentBody())).body.id
+      const body = minimalConversationBody(agentId, { source: 'idempotent-caller', sourceType: 'BROWSER' })
+      const headers = { 'Idempotency-Key': 'two-processes-1' }
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => as(i % 2 === 0 ? one : two, 'POST', '/v1/conversations', body, headers)))
+      const firsts = results.filter((res) => res.status === 201 && res.headers.get('idempotent-replayed') === null)
+      expect(firsts, JSON.stringify(results.map((res) => res.status))).to.have.length(1)
+      for (const res of results) {
+        if (res.status === 201) expect(res.body.id).to.equal(firsts[0].body.id)
+        else expectProblem(res, 409, 'idempotency_in_flight')
+      }
+      for (const instance of [one, two]) {
+        const again = await as(instance, 'POST', '/v1/conversations', body, headers)
+        expectStatus(again, 201)
+        expect(again.headers.get('idempotent-replayed')).to.equal('true')
+        expect(again.text).to.equal(firsts[0].text)
+        expectProblem(await as(instance, 'POST', '/v1/conversations', { ...body, source: 'someone-else' }, headers), 422, 'idempotency_key_reused')
+      }
+      const prospect = await as(two, 'GET', `/v1/prospects/${firsts[0].body.prospectId}`)
+      expect(prospect.body.conversationCount).to.equal(1)
+    })
+
     it('an If-Match race between the two lets exactly one PUT win', async () => {
       const created = await as(one, 'POST', '/v1/ai-agents', agentBody())
       const etag = created.headers.get('etag')!

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
 import getRawBody from 'raw-body'
@@ -12,34 +13,48 @@ const mergePatchTypes = ['application/json', 'application/merge-patch+json']
 const malformed = (detail: string): HttpFailure => ({ _tag: 'MalformedJson', detail })
 
 /**
- * Reads a JSON object body: 415 for another media type, 413 past the limit, 400 for anything that
- * is not a JSON object. PATCH also takes merge-patch+json. Bodies are UTF-8 whatever the charset says.
+ * The body as UTF-8 text, whatever the charset says: 413 past the limit. Read from the request
+ * once and kept for the request, so the Idempotency-Key check and the route both see it.
  */
-export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
-  const accepted = options.mergePatch === true ? mergePatchTypes : jsonTypes
-  const mediaType = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase()
-  if (!accepted.includes(mediaType)) return TE.left({ _tag: 'UnsupportedMediaType', accepted })
+export const readBodyText = (ctx: Context): TE.TaskEither<HttpFailure, string> => {
+  const kept: unknown = ctx.state.bodyText
+  if (typeof kept === 'string') return TE.right(kept)
   const declared = Number(ctx.get('Content-Length') || NaN)
   if (declared > bodyLimitBytes) return TE.left({ _tag: 'PayloadTooLarge', limitBytes: bodyLimitBytes })
   return async () => {
-    let text: string
     try {
-      text = await getRawBody(ctx.req, { limit: bodyLimitBytes, encoding: 'utf8' })
+      const text = await getRawBody(ctx.req, { limit: bodyLimitBytes, encoding: 'utf8' })
+      ctx.state.bodyText = text
+      return E.right(text)
     } catch (error) {
       const type = (error as { type?: string }).type
       return E.left(
         type === 'entity.too.large' ? { _tag: 'PayloadTooLarge', limitBytes: bodyLimitBytes } : malformed('The body could not be read.'),
       )
     }
-    if (text.trim() === '') return E.left(malformed('The body is empty; send a JSON object.'))
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      return E.left(malformed(`The body is not valid JSON: ${(error as Error).message}`))
-    }
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? E.right(value)
-      : E.left(malformed('The body must be a JSON object.'))
   }
+}
+
+/** The media type of the body, lower case and without parameters (`application/json`). */
+export const mediaTypeOf = (ctx: Context): string => (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase()
+
+const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
+  if (text.trim() === '') return E.left(malformed('The body is empty; send a JSON object.'))
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return E.left(malformed(`The body is not valid JSON: ${(error as Error).message}`))
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? E.right(value) : E.left(malformed('The body must be a JSON object.'))
+}
+
+/**
+ * Reads a JSON object body: 415 for another media type, 413 past the limit, 400 for anything that
+ * is not a JSON object. PATCH also takes merge-patch+json.
+ */
+export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
+  const accepted = options.mergePatch === true ? mergePatchTypes : jsonTypes
+  if (!accepted.includes(mediaTypeOf(ctx))) return TE.left({ _tag: 'UnsupportedMediaType', accepted })
+  return pipe(readBodyText(ctx), TE.chainEitherK(jsonObjectOf))
 }

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/Either'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
 import { Caller } from '../../../application/organisation/authenticate'
+import { StoredResponse } from '../../../application/ports/idempotency-repository'
 import { Page } from '../../../application/ports/paging'
 import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
 import { IfMatch } from '../../../application/shared/use-case-kit'
@@ -30,8 +31,7 @@ export const callerOf = (ctx: Context): Caller => ctx.state.caller as Caller
 export const etagOf = (version: number): string => `"${version}"`
 
 /** A strong ETag from the representation itself, for records that carry no version. */
-const contentTag = (body: object): string =>
-  `"c${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 22)}"`
+const contentTag = (body: object): string => recordAnswer(200, body).headers.ETag
 
 export const sendRecord = (ctx: Context, status: number, body: object, version?: number): void => {
   ctx.status = status
@@ -39,9 +39,27 @@ export const sendRecord = (ctx: Context, status: number, body: object, version?:
   ctx.body = body
 }
 
-export const sendCreated = (ctx: Context, location: string, body: object, version: number): void => {
-  ctx.set('Location', location)
-  sendRecord(ctx, 201, body, version)
+/**
+ * A complete answer, rendered before it is sent: what a POST sends, and what is kept to send again
+ * when the same request comes back with its Idempotency-Key.
+ */
+export const recordAnswer = (status: number, body: object, version?: number): StoredResponse => {
+  const text = JSON.stringify(body)
+  const etag = version === undefined ? `"c${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"` : etagOf(version)
+  return { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ETag: etag }, body: text }
+}
+
+/** A 201 with the new record's Location. */
+export const createdAnswer = (location: string, body: object, version: number): StoredResponse => {
+  const answer = recordAnswer(201, body, version)
+  return { ...answer, headers: { ...answer.headers, Location: location } }
+}
+
+export const sendAnswer = (ctx: Context, answer: StoredResponse): void => {
+  ctx.status = answer.status
+  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
+  // Content-Type is set above, so Koa sends the text as it is.
+  ctx.body = answer.body
 }
 
 /**

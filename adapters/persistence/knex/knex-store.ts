@@ -6,6 +6,7 @@ import { causeOf } from './attempt'
 import { knexActionRepository } from './knex-action-repository'
 import { knexAiAgentRepository } from './knex-ai-agent-repository'
 import { knexConversationRepository } from './knex-conversation-repository'
+import { knexIdempotencyRepository } from './knex-idempotency-repository'
 import { knexOrganisationRepository } from './knex-organisation-repository'
 import { knexProspectRepository } from './knex-prospect-repository'
 import { knexTokenRepository } from './knex-token-repository'
@@ -21,6 +22,7 @@ const knexRepositories = (db: Knex): Repositories => ({
   tokens: knexTokenRepository(db),
   webhookDeliveries: knexWebhookDeliveryRepository(db),
   webhookSecrets: knexWebhookSecretRepository(db),
+  idempotencyKeys: knexIdempotencyRepository(db),
 })
 
 /** Carries a Left out of the transaction callback, which Knex rolls back when it rejects. */

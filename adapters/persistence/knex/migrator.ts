@@ -1,6 +1,7 @@
 import { Knex } from 'knex'
 import * as initialSchema from './migrations/001-initial-schema'
 import * as webhooks from './migrations/002-webhooks'
+import * as idempotencyKeys from './migrations/003-idempotency-keys'
 
 interface NamedMigration {
   readonly name: string
@@ -14,6 +15,7 @@ interface NamedMigration {
 const migrations: ReadonlyArray<NamedMigration> = [
   { name: '001-initial-schema', migration: initialSchema },
   { name: '002-webhooks', migration: webhooks },
+  { name: '003-idempotency-keys', migration: idempotencyKeys },
 ]
 
 const isPostgres = (knex: Knex): boolean => knex.client.dialect === 'postgresql'

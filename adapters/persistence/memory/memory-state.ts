@@ -2,6 +2,7 @@ import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { Action } from '../../../domain/action/action'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
+import { IdempotencyRecord } from '../../../application/ports/idempotency-repository'
 import { Conversation } from '../../../domain/conversation/conversation'
 import { ApiToken, Organisation } from '../../../domain/organisation/organisation'
 import { Prospect } from '../../../domain/prospect/prospect'
@@ -38,6 +39,8 @@ export interface MemoryState {
   readonly webhookDeliveries: Map<string, StoredWebhookDelivery>
   /** Keyed by organisation id. */
   readonly webhookSecrets: Map<string, WebhookSecret>
+  /** Keyed by `idempotencyKeyOf(orgId, key)`, the primary key of the SQL table. */
+  readonly idempotencyKeys: Map<string, IdempotencyRecord>
 }
 
 export const emptyMemoryState = (): MemoryState => ({
@@ -50,6 +53,7 @@ export const emptyMemoryState = (): MemoryState => ({
   conversations: new Map(),
   webhookDeliveries: new Map(),
   webhookSecrets: new Map(),
+  idempotencyKeys: new Map(),
 })
 
 export const snapshotOf = (state: MemoryState): MemoryState => ({
@@ -62,6 +66,7 @@ export const snapshotOf = (state: MemoryState): MemoryState => ({
   conversations: new Map(state.conversations),
   webhookDeliveries: new Map(state.webhookDeliveries),
   webhookSecrets: new Map(state.webhookSecrets),
+  idempotencyKeys: new Map(state.idempotencyKeys),
 })
 
 /**

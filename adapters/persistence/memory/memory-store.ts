@@ -7,6 +7,7 @@ import { Store } from '../store'
 import { memoryActionRepository } from './memory-action-repository'
 import { memoryAiAgentRepository } from './memory-ai-agent-repository'
 import { memoryConversationRepository } from './memory-conversation-repository'
+import { memoryIdempotencyRepository } from './memory-idempotency-repository'
 import { memoryOrganisationRepository } from './memory-organisation-repository'
 import { memoryProspectRepository } from './memory-prospect-repository'
 import { emptyMemoryState, MemoryAccess, MemoryState, snapshotOf } from './memory-state'
@@ -25,6 +26,7 @@ const memoryRepositories = (access: MemoryAccess): Repositories => ({
   tokens: memoryTokenRepository(access),
   webhookDeliveries: memoryWebhookDeliveryRepository(access),
   webhookSecrets: memoryWebhookSecretRepository(access),
+  idempotencyKeys: memoryIdempotencyRepository(access),
 })
 
 /**

@@ -11,6 +11,7 @@ describe('ids', () => {
       conversation: 'con',
       token: 'tok',
       'webhook-delivery': 'whd',
+      'idempotency-claim': 'idc',
     })
   })
   it('recognises an id of its kind with 1 to 64 base62 characters', () => {

@@ -518,6 +518,12 @@ const operationObject = (spec: OperationSpec): Json => {
           ]),
         ]
   const parameters = [...(spec.parameters ?? []), ...(post ? [ref('parameters', 'IdempotencyKey')] : [])]
+  const success = post
+    ? {
+        ...spec.success.response,
+        headers: { ...((spec.success.response.headers as Json | undefined) ?? {}), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+      }
+    : spec.success.response
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -528,7 +534,7 @@ const operationObject = (spec: OperationSpec): Json => {
     ...(parameters.length === 0 ? {} : { parameters }),
     ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
     responses: {
-      [spec.success.status]: spec.success.response,
+      [spec.success.status]: success,
       ...(extraResponses[spec.operationId] ?? {}),
       ...problemResponses(codes),
     },
@@ -646,6 +652,10 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           schema: { type: 'string', examples: ['/v1/actions/act.9Zq4Wm2Xk7Bn1Vc5Lp8Rt3'] },
         },
         Link: { description: 'RFC 8288 `<…>; rel="next"` while more records remain.', schema: { type: 'string' } },
+        IdempotentReplayed: {
+          description: '`true` when this is the answer first given to the same request with the same Idempotency-Key, sent again; absent otherwise.',
+          schema: { type: 'string', enum: ['true'] },
+        },
         WWWAuthenticate: { description: '`Bearer`.', required: true, schema: { type: 'string', examples: ['Bearer'] } },
         RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', examples: [retryAfterSeconds] } },
       },

@@ -2,22 +2,26 @@ import Router from '@koa/router'
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Core } from '../../../../application/core'
+import { Conversation } from '../../../../domain/conversation/conversation'
+import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
 import { conversationJson } from '../representations'
-import { callerOf, ifMatchOf, queryOf, reply, sendCreated, sendPage, sendRecord } from '../respond'
+import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, sendPage, sendRecord } from '../respond'
 
 export const conversationRoutes = (router: Router, core: Core): void => {
-  router.post('/v1/conversations', (ctx) =>
-    reply(
+  router.post('/v1/conversations', idempotentPost(core), (ctx) => {
+    const answer = answerOnce(ctx, (conversation: Conversation) =>
+      createdAnswer(`/v1/conversations/${conversation.id}`, conversationJson(conversation), conversation.version),
+    )
+    return reply(
       ctx,
       pipe(
         readJsonObject(ctx),
-        TE.chainW((body) => core.createConversation(callerOf(ctx), body)),
+        TE.chainW((body) => core.createConversation(callerOf(ctx), body, answer.inTransaction)),
       ),
-      (conversation) =>
-        sendCreated(ctx, `/v1/conversations/${conversation.id}`, conversationJson(conversation), conversation.version),
-    ),
-  )
+      answer.send,
+    )
+  })
 
   router.get('/v1/conversations', (ctx) =>
     reply(ctx, core.listConversations(callerOf(ctx), queryOf(ctx)), (page) => sendPage(ctx, page, conversationJson)),

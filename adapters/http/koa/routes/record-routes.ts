@@ -5,13 +5,17 @@ import { Caller } from '../../../../application/organisation/authenticate'
 import { Page } from '../../../../application/ports/paging'
 import { RawQuery } from '../../../../application/shared/list-query'
 import { IfMatch } from '../../../../application/shared/use-case-kit'
+import { InTransaction } from '../../../../application/idempotency/idempotent-requests'
+import { Core } from '../../../../application/core'
+import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
 import { Failure } from '../problem'
-import { callerOf, ifMatchOf, queryOf, reply, sendCreated, sendPage, sendRecord } from '../respond'
+import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, sendPage, sendRecord } from '../respond'
 
 /** The use cases behind a collection whose records are created, listed, read, replaced and deleted. */
 export interface RecordUseCases<R> {
-  readonly create: (caller: Caller, body: unknown) => TE.TaskEither<Failure, R>
+  /** `inTransaction` commits with the new record: the answer kept for an Idempotency-Key. */
+  readonly create: (caller: Caller, body: unknown, inTransaction?: InTransaction<R>) => TE.TaskEither<Failure, R>
   readonly list: (caller: Caller, query: RawQuery) => TE.TaskEither<Failure, Page<R>>
   readonly get: (caller: Caller, id: string) => TE.TaskEither<Failure, R>
   readonly replace: (caller: Caller, id: string, body: unknown, ifMatch?: IfMatch) => TE.TaskEither<Failure, R>
@@ -24,20 +28,22 @@ export interface RecordUseCases<R> {
  */
 export const recordRoutes = <R extends { readonly id: string; readonly version: number }>(
   router: Router,
+  core: Core,
   collection: string,
   toJson: (record: R) => object,
   useCases: RecordUseCases<R>,
 ): void => {
-  router.post(collection, (ctx) =>
-    reply(
+  router.post(collection, idempotentPost(core), (ctx) => {
+    const answer = answerOnce(ctx, (record: R) => createdAnswer(`${collection}/${record.id}`, toJson(record), record.version))
+    return reply(
       ctx,
       pipe(
         readJsonObject(ctx),
-        TE.chainW((body) => useCases.create(callerOf(ctx), body)),
+        TE.chainW((body) => useCases.create(callerOf(ctx), body, answer.inTransaction)),
       ),
-      (record) => sendCreated(ctx, `${collection}/${record.id}`, toJson(record), record.version),
-    ),
-  )
+      answer.send,
+    )
+  })
 
   router.get(collection, (ctx) => reply(ctx, useCases.list(callerOf(ctx), queryOf(ctx)), (page) => sendPage(ctx, page, toJson)))
 

@@ -1,7 +1,8 @@
 import Router from '@koa/router'
 import { Core } from '../../../../application/core'
 import { WebhookDelivery } from '../../../../domain/webhook/webhook-delivery'
-import { callerOf, queryOf, reply, sendPage, sendRecord } from '../respond'
+import { answerOnce, idempotentPost } from '../idempotency'
+import { callerOf, queryOf, recordAnswer, reply, sendPage } from '../respond'
 
 /** A delivery as the contract returns it (section 3): never its stored request, which may hold the endpoint's credentials. */
 export const webhookDeliveryJson = (d: WebhookDelivery) => ({
@@ -23,7 +24,8 @@ export const webhookDeliveryRoutes = (router: Router, core: Core): void => {
 
   // Takes no body: whatever is sent is not read. 202: a worker makes the attempt shortly. A
   // delivery has no version (workers change it), so its ETag hashes the representation.
-  router.post('/v1/webhook-deliveries/:id/retry', (ctx) =>
-    reply(ctx, core.retryWebhookDelivery(callerOf(ctx), ctx.params.id), (delivery) => sendRecord(ctx, 202, webhookDeliveryJson(delivery))),
-  )
+  router.post('/v1/webhook-deliveries/:id/retry', idempotentPost(core), (ctx) => {
+    const answer = answerOnce(ctx, (delivery: WebhookDelivery) => recordAnswer(202, webhookDeliveryJson(delivery)))
+    return reply(ctx, core.retryWebhookDelivery(callerOf(ctx), ctx.params.id, answer.inTransaction), answer.send)
+  })
 }
