@@ -62,6 +62,17 @@ const refreshStats = (repos: Repositories, orgId: string, prospectId: string | n
       )
 
 /**
+ * Recounts both prospects of a move, always in id order: two moves in opposite directions at once
+ * then lock the two rows in the same order, where opposite orders would deadlock (PostgreSQL).
+ */
+const refreshStatsInOrder = (repos: Repositories, orgId: string, prospectIds: ReadonlyArray<string | null>): TE.TaskEither<StoreUnavailable, void> =>
+  pipe(
+    [...prospectIds].sort(),
+    TE.traverseSeqArray((prospectId) => refreshStats(repos, orgId, prospectId)),
+    TE.map(() => undefined),
+  )
+
+/**
  * PATCH (RFC 7396 merge patch) of the create fields but agentId. The patched whole is checked by
  * the same rules as a create. A new source moves the conversation to that source's prospect.
  * Setting timestampEnd writes the end's webhook deliveries in the same transaction.
@@ -87,6 +98,8 @@ export const patchConversation =
               ? pipe(
                   repos.prospects.findOrCreate(
                     newProspect(deps.ids.next('prospect'), actor.orgId, prospectSourceOf(deps.phones, content.source, content.sourceType), now),
+                    // Unlocked: both prospects of the move are locked below, in id order.
+                    { lock: false },
                   ),
                   TE.map((found): string | null => found.id),
                 )
@@ -97,10 +110,7 @@ export const patchConversation =
               TE.chainFirstW((next) => pipe(repos.conversations.update(next), TE.chainEitherKW(stored))),
               TE.chainFirstW((next) =>
                 next.prospectId !== current.prospectId
-                  ? pipe(
-                      refreshStats(repos, actor.orgId, current.prospectId),
-                      TE.chain(() => refreshStats(repos, actor.orgId, next.prospectId)),
-                    )
+                  ? refreshStatsInOrder(repos, actor.orgId, [current.prospectId, next.prospectId])
                   : next.timestampStart !== current.timestampStart
                     ? refreshStats(repos, actor.orgId, next.prospectId)
                     : TE.right(undefined),

@@ -28,6 +28,10 @@ export interface ConversationRepository {
   readonly insert: (conversation: Conversation) => TE.TaskEither<StoreUnavailable, void>
   /** Replaces the stored conversation when its stored version is `conversation.version - 1`; false otherwise. */
   readonly update: (conversation: Conversation) => TE.TaskEither<StoreUnavailable, boolean>
-  /** Count, earliest and latest timestampStart of a prospect's conversations (zero and nulls for none). */
+  /**
+   * Count, earliest and latest timestampStart of a prospect's conversations (zero and nulls for
+   * none). Inside a transaction it locks the prospect's row first, as `findOrCreate` does, so a
+   * recount sees what every writer before it committed.
+   */
   readonly statsOfProspect: (orgId: string, prospectId: string) => TE.TaskEither<StoreUnavailable, ProspectStats>
 }

@@ -83,5 +83,33 @@ for (const database of databases) {
       const winner = results.find((res) => res.status === 200)!
       expect((await h().a.get(`/v1/ai-agents/${created.body.id}`)).body.name).to.equal(winner.body.name)
     })
+
+    it('conversations moved both ways between two prospects at once all succeed, and the counts stay true', async function () {
+      this.timeout(30_000)
+      const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+      const create = (source: string, minute: number) =>
+        h().a.post(
+          '/v1/conversations',
+          minimalConversationBody(agentId, { source, sourceType: 'BROWSER', timestampStart: `2026-03-03T09:${String(minute).padStart(2, '0')}:00Z` }),
+        )
+      const [east, west] = [`east-${database}`, `west-${database}`]
+      const fromEast = await Promise.all(Array.from({ length: 8 }, (_, i) => create(east, i)))
+      const fromWest = await Promise.all(Array.from({ length: 8 }, (_, i) => create(west, 20 + i)))
+      for (const res of [...fromEast, ...fromWest]) expectStatus(res, 201)
+      // Each move touches both prospects: opposite directions at once must not deadlock.
+      const moves = await Promise.all([
+        ...fromEast.map((res) => h().a.patch(`/v1/conversations/${res.body.id}`, { source: west })),
+        ...fromWest.map((res) => h().a.patch(`/v1/conversations/${res.body.id}`, { source: east })),
+      ])
+      for (const res of moves) expectStatus(res, 200)
+      const counts = expectList(await h().a.get('/v1/prospects?limit=500'))
+        .filter((p) => p.source === east || p.source === west)
+        .map((p) => [p.source, p.conversationCount, p.firstConversationAt])
+        .sort()
+      expect(counts).to.deep.equal([
+        [east, 8, '2026-03-03T09:20:00.000Z'],
+        [west, 8, '2026-03-03T09:00:00.000Z'],
+      ])
+    })
   })
 }

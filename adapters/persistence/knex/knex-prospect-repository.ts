@@ -19,13 +19,16 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
       const rows: ProspectRow[] = await db('prospects').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
       return pageOfRows(rows, page, prospectFromRow, cursorOf)
     }),
-  findOrCreate: (candidate) =>
+  findOrCreate: (candidate, options = {}) =>
     attempt(async () => {
+      const lock = options.lock ?? true
       // FOR UPDATE (PostgreSQL; SQLite has one writer anyway): the row stays locked until the
       // transaction ends, so transactions adding conversations to one prospect, in any process,
       // take turns, and each reads the counters the one before it saved.
-      const find = (): Promise<ProspectRow | undefined> =>
-        db('prospects').where({ org_id: candidate.orgId, source: candidate.source }).forUpdate().first()
+      const find = (): Promise<ProspectRow | undefined> => {
+        const query = db('prospects').where({ org_id: candidate.orgId, source: candidate.source })
+        return (lock ? query.forUpdate() : query).first()
+      }
       // Most conversations come from a known prospect: one read, no write. For a new one the
       // unique (org_id, source) index settles races: a losing insert does nothing and returns no
       // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.
