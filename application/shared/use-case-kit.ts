@@ -54,24 +54,39 @@ export const writeConflict: WriteConflict = { _tag: 'WriteConflict' }
 /** Turns a compare-and-swap result into a conflict when another write came first. */
 export const stored = (ok: boolean): E.Either<WriteConflict, void> => (ok ? E.right(undefined) : E.left(writeConflict))
 
+/** How long to wait before round `round` (1 for the first retry): a random jitter that doubles, so rivals spread out. */
+export type RetryPause = (round: number) => Promise<void>
+
+const jitteredPause: RetryPause = (round) => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(round, 7)))
+
 /**
- * Retries a read-modify-write that lost a race. A retry re-reads, so an If-Match that no longer
- * holds becomes a 412 there; endless contention becomes a retryable StoreUnavailable.
+ * Retries a read-modify-write that lost a race, after a short random pause that doubles each
+ * round (at most about a quarter of a second in all), so writers racing for one record take turns
+ * instead of colliding again. A retry re-reads, so an If-Match that no longer holds becomes a 412
+ * there; contention that outlasts every round becomes a retryable StoreUnavailable.
  */
 export const retryOnConflict = <E, A>(
   attempt: () => TE.TaskEither<E | WriteConflict, A>,
-  attempts = 5,
-): TE.TaskEither<Exclude<E, WriteConflict> | StoreUnavailable, A> =>
-  pipe(
-    attempt(),
-    TE.orElseW((error) =>
-      isConflict(error)
-        ? attempts > 1
-          ? retryOnConflict(attempt, attempts - 1)
-          : TE.left(storeUnavailable('write contention: too many concurrent writes to one record'))
-        : TE.left(error as Exclude<E, WriteConflict>),
-    ),
-  )
+  options: { readonly attempts?: number; readonly pause?: RetryPause } = {},
+): TE.TaskEither<Exclude<E, WriteConflict> | StoreUnavailable, A> => {
+  const attempts = options.attempts ?? 8
+  const pause = options.pause ?? jitteredPause
+  const round = (n: number): TE.TaskEither<Exclude<E, WriteConflict> | StoreUnavailable, A> =>
+    pipe(
+      attempt(),
+      TE.orElseW((error) =>
+        isConflict(error)
+          ? n < attempts
+            ? pipe(
+                () => pause(n).then(() => E.right(undefined)),
+                TE.chainW(() => round(n + 1)),
+              )
+            : TE.left(storeUnavailable('write contention: too many concurrent writes to one record'))
+          : TE.left(error as Exclude<E, WriteConflict>),
+      ),
+    )
+  return round(1)
+}
 
 const isConflict = (error: unknown): error is WriteConflict =>
   typeof error === 'object' && error !== null && (error as { _tag?: unknown })._tag === 'WriteConflict'

@@ -59,15 +59,20 @@ describe('use-case kit', () => {
       }
       expect(await runRight(retryOnConflict(attempt))).to.equal('done after 3')
     })
-    it('gives up after five conflicts with a retryable StoreUnavailable', async () => {
+    it('gives up after eight conflicts with a retryable StoreUnavailable, pausing before each retry', async () => {
       let tries = 0
+      const pauses: number[] = []
       const error = await runLeft(
-        retryOnConflict(() => {
-          tries++
-          return TE.left(writeConflict)
-        }),
+        retryOnConflict(
+          () => {
+            tries++
+            return TE.left(writeConflict)
+          },
+          { pause: async (round) => void pauses.push(round) },
+        ),
       )
-      expect(tries).to.equal(5)
+      expect(tries).to.equal(8)
+      expect(pauses).to.deep.equal([1, 2, 3, 4, 5, 6, 7])
       expect(error).to.have.property('_tag', 'StoreUnavailable')
     })
     it('does not retry other errors', async () => {
