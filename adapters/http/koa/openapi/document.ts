@@ -175,120 +175,127 @@ const writeProblems: ReadonlyArray<ProblemCode> = ['malformed_json', 'payload_to
 const replaceProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'not_found', 'precondition_failed', ...writeProblems]
 const ifMatch = ref('parameters', 'IfMatch')
 
+/** A collection served by `recordRoutes`: how its five operations are named and described. */
+interface RecordCollection {
+  readonly path: string
+  readonly kind: Parameters<typeof idSchema>[0]
+  readonly tag: string
+  readonly names: {
+    /** In sentences: `action`, `agent`. */
+    readonly one: string
+    readonly many: string
+    /** In summaries, with its article: `an action`, `an AI agent`. */
+    readonly title: string
+    /** In operation ids: `Action` (createAction), `Actions` (listActions). */
+    readonly operation: string
+    readonly operations: string
+    /** In the list's summary, when not `many`. */
+    readonly listed?: string
+  }
+  readonly schema: string
+  readonly example: unknown
+  readonly create: Json
+  readonly replace: Json
+  readonly replaceDescription: string
+  readonly deleteDescription: string
+  /** The seed's numbers of the operations it defines. */
+  readonly seeds: { readonly get?: number; readonly replace?: number }
+}
+
+/** POST and GET on the collection, GET, PUT and DELETE on one record: as `recordRoutes` serves them. */
+const recordCollection = (c: RecordCollection): ReadonlyArray<OperationSpec> => {
+  const item = `${c.path}/{id}`
+  const id = idParameter(c.kind, c.names.one)
+  const seed = (n: number | undefined) => (n === undefined ? {} : { seed: n })
+  return [
+    {
+      method: 'post',
+      path: c.path,
+      operationId: `create${c.names.operation}`,
+      tag: c.tag,
+      summary: `Create ${c.names.title}`,
+      requestBody: c.create,
+      success: { status: '201', response: created(`The ${c.names.one} created; Location is its URL.`, c.schema, c.example) },
+      problems: writeProblems,
+    },
+    {
+      method: 'get',
+      path: c.path,
+      operationId: `list${c.names.operations}`,
+      tag: c.tag,
+      summary: `List the organisation's ${c.names.listed ?? c.names.many}`,
+      description: 'Oldest first (createdAt, then id).',
+      parameters: listParameters,
+      success: { status: '200', response: list(`A page of ${c.names.many}.`, c.schema, c.example) },
+      problems: ['bad_query'],
+    },
+    {
+      method: 'get',
+      path: item,
+      operationId: `get${c.names.operation}`,
+      tag: c.tag,
+      summary: `Get ${c.names.title}`,
+      ...seed(c.seeds.get),
+      parameters: [id],
+      success: { status: '200', response: single(`The ${c.names.one}.`, c.schema, c.example) },
+      problems: ['not_found'],
+    },
+    {
+      method: 'put',
+      path: item,
+      operationId: `update${c.names.operation}`,
+      tag: c.tag,
+      summary: `Replace ${c.names.title}`,
+      description: c.replaceDescription,
+      ...seed(c.seeds.replace),
+      parameters: [id, ifMatch],
+      requestBody: c.replace,
+      success: { status: '200', response: single(`The ${c.names.one} as replaced.`, c.schema, c.example) },
+      problems: replaceProblems,
+    },
+    {
+      method: 'delete',
+      path: item,
+      operationId: `delete${c.names.operation}`,
+      tag: c.tag,
+      summary: `Delete ${c.names.title}`,
+      description: c.deleteDescription,
+      parameters: [id],
+      success: { status: '204', response: noContent('Deleted.') },
+      problems: ['not_found'],
+    },
+  ]
+}
+
 /** Every operation, in the order of the reference page. */
 export const operations: ReadonlyArray<OperationSpec> = [
-  {
-    method: 'post',
+  ...recordCollection({
     path: '/v1/actions',
-    operationId: 'createAction',
+    kind: 'action',
     tag: 'Actions',
-    summary: 'Create an action',
-    requestBody: body('ActionInput', actionInputExample, 'The action. `invocationTrigger` must be present; it may be null.'),
-    success: { status: '201', response: created('The action created; Location is its URL.', 'Action', actionExample) },
-    problems: writeProblems,
-  },
-  {
-    method: 'get',
-    path: '/v1/actions',
-    operationId: 'listActions',
-    tag: 'Actions',
-    summary: "List the organisation's actions",
-    description: 'Oldest first (createdAt, then id).',
-    parameters: listParameters,
-    success: { status: '200', response: list('A page of actions.', 'Action', actionExample) },
-    problems: ['bad_query'],
-  },
-  {
-    method: 'get',
-    path: '/v1/actions/{id}',
-    operationId: 'getAction',
-    tag: 'Actions',
-    summary: 'Get an action',
-    seed: 2,
-    parameters: [idParameter('action', 'action')],
-    success: { status: '200', response: single('The action.', 'Action', actionExample) },
-    problems: ['not_found'],
-  },
-  {
-    method: 'put',
-    path: '/v1/actions/{id}',
-    operationId: 'updateAction',
-    tag: 'Actions',
-    summary: 'Replace an action',
-    description: 'Replaces every field; an omitted optional field becomes null. With If-Match, only while the ETag still matches.',
-    seed: 1,
-    parameters: [idParameter('action', 'action'), ifMatch],
-    requestBody: body('ActionInput', actionInputExample, 'Every field of the action.'),
-    success: { status: '200', response: single('The action as replaced.', 'Action', actionExample) },
-    problems: replaceProblems,
-  },
-  {
-    method: 'delete',
-    path: '/v1/actions/{id}',
-    operationId: 'deleteAction',
-    tag: 'Actions',
-    summary: 'Delete an action',
-    description: 'Its links to agents go with it.',
-    parameters: [idParameter('action', 'action')],
-    success: { status: '204', response: noContent('Deleted.') },
-    problems: ['not_found'],
-  },
-  {
-    method: 'post',
+    names: { one: 'action', many: 'actions', title: 'an action', operation: 'Action', operations: 'Actions' },
+    schema: 'Action',
+    example: actionExample,
+    create: body('ActionInput', actionInputExample, 'The action. `invocationTrigger` must be present; it may be null.'),
+    replace: body('ActionInput', actionInputExample, 'Every field of the action.'),
+    replaceDescription: 'Replaces every field; an omitted optional field becomes null. With If-Match, only while the ETag still matches.',
+    deleteDescription: 'Its links to agents go with it.',
+    seeds: { get: 2, replace: 1 },
+  }),
+  ...recordCollection({
     path: '/v1/ai-agents',
-    operationId: 'createAiAgent',
+    kind: 'ai-agent',
     tag: 'AI agents',
-    summary: 'Create an AI agent',
-    requestBody: body('AiAgentCreate', aiAgentCreateExample, 'The agent.'),
-    success: { status: '201', response: created('The agent created; Location is its URL.', 'AiAgent', aiAgentExample) },
-    problems: writeProblems,
-  },
-  {
-    method: 'get',
-    path: '/v1/ai-agents',
-    operationId: 'listAiAgents',
-    tag: 'AI agents',
-    summary: "List the organisation's AI agents",
-    description: 'Oldest first (createdAt, then id).',
-    parameters: listParameters,
-    success: { status: '200', response: list('A page of agents.', 'AiAgent', aiAgentExample) },
-    problems: ['bad_query'],
-  },
-  {
-    method: 'get',
-    path: '/v1/ai-agents/{id}',
-    operationId: 'getAiAgent',
-    tag: 'AI agents',
-    summary: 'Get an AI agent',
-    parameters: [idParameter('ai-agent', 'agent')],
-    success: { status: '200', response: single('The agent.', 'AiAgent', aiAgentExample) },
-    problems: ['not_found'],
-  },
-  {
-    method: 'put',
-    path: '/v1/ai-agents/{id}',
-    operationId: 'updateAiAgent',
-    tag: 'AI agents',
-    summary: 'Replace an AI agent',
-    description:
+    names: { one: 'agent', many: 'agents', title: 'an AI agent', operation: 'AiAgent', operations: 'AiAgents', listed: 'AI agents' },
+    schema: 'AiAgent',
+    example: aiAgentExample,
+    create: body('AiAgentCreate', aiAgentCreateExample, 'The agent.'),
+    replace: body('AiAgentUpdate', aiAgentUpdateExample, 'Every writable field of the agent.'),
+    replaceDescription:
       'Replaces every writable field; an omitted optional field becomes null. transcriber and intelligenceProvider keep their values (sending them is a 422).',
-    seed: 4,
-    parameters: [idParameter('ai-agent', 'agent'), ifMatch],
-    requestBody: body('AiAgentUpdate', aiAgentUpdateExample, 'Every writable field of the agent.'),
-    success: { status: '200', response: single('The agent as replaced.', 'AiAgent', aiAgentExample) },
-    problems: replaceProblems,
-  },
-  {
-    method: 'delete',
-    path: '/v1/ai-agents/{id}',
-    operationId: 'deleteAiAgent',
-    tag: 'AI agents',
-    summary: 'Delete an AI agent',
-    description: 'Its conversations stay, with their aiAgentId.',
-    parameters: [idParameter('ai-agent', 'agent')],
-    success: { status: '204', response: noContent('Deleted.') },
-    problems: ['not_found'],
-  },
+    deleteDescription: 'Its conversations stay, with their aiAgentId.',
+    seeds: { replace: 4 },
+  }),
   {
     method: 'get',
     path: '/v1/ai-agents/{id}/actions',
