@@ -9,6 +9,7 @@ import { loadConfig } from '../../config/env'
 import { describeEachDatabase, startServer, useServer } from '../support/http-harness'
 import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus } from './expect-http'
+import { seed, v1Routes } from './routes'
 
 describe('HTTP: on a sqlite file', () => {
   let dir: string
@@ -86,20 +87,21 @@ describe('HTTP: on a sqlite file', () => {
 describeEachDatabase('HTTP: the database goes away (503)', (database) => {
   const h = useServer(database)
 
-  it('/v1 requests get 503 unavailable with Retry-After; /readyz says 503; /healthz stays 200', async function () {
+  it('every /v1 route answers 503 unavailable with Retry-After; /readyz says 503; /healthz stays 200', async function () {
     this.timeout(15_000)
-    const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+    const seeded = await seed(h().a)
     expectStatus(await h().request('GET', '/readyz'), 200)
     await h().service.close()
 
-    for (const res of [
-      await h().a.get('/v1/actions'),
-      await h().a.post('/v1/actions', actionBody()),
-      await h().a.get(`/v1/ai-agents/${agentId}`),
-      await h().a.post('/v1/conversations', conversationBody(agentId)),
-    ]) {
+    const routes = [
+      ...v1Routes,
+      { method: 'GET', label: '/v1/webhook-deliveries', path: () => '/v1/webhook-deliveries' },
+      { method: 'POST', label: '/v1/webhook-deliveries/{id}/retry', path: () => '/v1/webhook-deliveries/whd.4Bh2kQ9sXw0LmZr7TcV1aP/retry' },
+    ]
+    for (const route of routes) {
+      const res = await h().a.request(route.method, route.path(seeded), route.body === undefined ? {} : { json: route.body(seeded) })
       expectProblem(res, 503, 'unavailable')
-      expect(res.headers.get('retry-after'), 'Retry-After').to.match(/^\d+$/)
+      expect(res.headers.get('retry-after'), `Retry-After of ${route.method} ${route.label}`).to.match(/^\d+$/)
     }
     const ready = await h().request('GET', '/readyz')
     expectStatus(ready, 503)
