@@ -136,6 +136,7 @@ export const buildContainer = (config: AppConfig, overrides: ContainerOverrides 
       logger: resolve(r, Tokens.logger),
       readiness: resolve(r, Tokens.readiness),
       metrics: resolve(r, Tokens.metrics),
+      rateLimits: { requestsPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailureLimitPerMinute },
     }),
   )
   return c

@@ -22,6 +22,14 @@ export interface AppConfig {
   readonly webhookAllowPrivateNetworks: boolean
   /** Whether `npm start` runs a webhook delivery worker beside the HTTP server. */
   readonly webhookWorker: boolean
+  /** Requests one token may make per minute in this process; 0 for no limit. */
+  readonly rateLimitPerMinute: number
+  /** Rejected tokens one client address may present per minute in this process; 0 for no limit. */
+  readonly authFailureLimitPerMinute: number
+  /** Longest a client may take to send a request's headers (slow clients hold sockets). */
+  readonly httpHeadersTimeoutMs: number
+  /** Longest a client may take to send a whole request, body included; at least httpHeadersTimeoutMs. */
+  readonly httpRequestTimeoutMs: number
 }
 
 export interface ConfigProblem {
@@ -85,6 +93,30 @@ export const environmentVariables = [
     default: 'true',
     meaning: 'Run a webhook delivery worker inside `npm start`; `false` leaves delivery to `npm run -s cli -- worker` processes.',
     mustBe: 'true or false',
+  },
+  {
+    name: 'RATE_LIMIT_PER_MINUTE',
+    default: '6000',
+    meaning: 'Requests one token may make per minute, per process (a burst may spend a whole minute\'s worth); beyond it 429 with `Retry-After`. 0 disables.',
+    mustBe: 'an integer from 0 to 1000000',
+  },
+  {
+    name: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
+    default: '30',
+    meaning: 'Rejected tokens one client address (an IPv6 /64) may present per minute, per process; then every token from it gets 429 until the minute is over. 0 disables.',
+    mustBe: 'an integer from 0 to 100000',
+  },
+  {
+    name: 'HTTP_HEADERS_TIMEOUT_MS',
+    default: '10000',
+    meaning: 'Longest a client may take to send the headers of a request; then it is answered 408 and the connection closed.',
+    mustBe: 'an integer from 100 to 600000, at most HTTP_REQUEST_TIMEOUT_MS',
+  },
+  {
+    name: 'HTTP_REQUEST_TIMEOUT_MS',
+    default: '30000',
+    meaning: 'Longest a client may take to send a whole request, body included; then it is answered 408 and the connection closed.',
+    mustBe: 'an integer from 100 to 3600000',
   },
 ] as const satisfies ReadonlyArray<EnvironmentVariable>
 
@@ -157,6 +189,10 @@ const environment = t.type({
   TOKEN_CACHE_TTL_MS: fromEnv('TOKEN_CACHE_TTL_MS', integerIn(0, 5000)),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: fromEnv('WEBHOOK_ALLOW_PRIVATE_NETWORKS', oneOf(['true', 'false'] as const)),
   WEBHOOK_WORKER: fromEnv('WEBHOOK_WORKER', oneOf(['true', 'false'] as const)),
+  RATE_LIMIT_PER_MINUTE: fromEnv('RATE_LIMIT_PER_MINUTE', integerIn(0, 1_000_000)),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: fromEnv('AUTH_FAILURE_LIMIT_PER_MINUTE', integerIn(0, 100_000)),
+  HTTP_HEADERS_TIMEOUT_MS: fromEnv('HTTP_HEADERS_TIMEOUT_MS', integerIn(100, 600_000)),
+  HTTP_REQUEST_TIMEOUT_MS: fromEnv('HTTP_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)),
 })
 
 const configError = (errors: t.Errors): ConfigError => {
@@ -165,6 +201,13 @@ const configError = (errors: t.Errors): ConfigError => {
     return { variable: key, message: error.message ?? `${key} is invalid` }
   })
   return { _tag: 'ConfigError', problems, message: problems.map((p) => p.message).join('; ') }
+}
+
+/** Node refuses a headers timeout longer than the request timeout, so the start would fail later and less clearly. */
+const timeoutsInOrder = (config: AppConfig): E.Either<ConfigError, AppConfig> => {
+  if (config.httpHeadersTimeoutMs <= config.httpRequestTimeoutMs) return E.right(config)
+  const message = `HTTP_HEADERS_TIMEOUT_MS must be ${variable('HTTP_HEADERS_TIMEOUT_MS').mustBe}, not ${config.httpHeadersTimeoutMs} with HTTP_REQUEST_TIMEOUT_MS ${config.httpRequestTimeoutMs}`
+  return E.left({ _tag: 'ConfigError', problems: [{ variable: 'HTTP_HEADERS_TIMEOUT_MS', message }], message })
 }
 
 /** The configuration, or every variable that is wrong, each named in one line. */
@@ -184,5 +227,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppCon
       tokenCacheTtlMs: v.TOKEN_CACHE_TTL_MS,
       webhookAllowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
       webhookWorker: v.WEBHOOK_WORKER === 'true',
+      rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+      authFailureLimitPerMinute: v.AUTH_FAILURE_LIMIT_PER_MINUTE,
+      httpHeadersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+      httpRequestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
     })),
+    E.chain(timeoutsInOrder),
   )

@@ -93,7 +93,7 @@ describe('HTTP fuzz (fast-check)', function () {
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'switchboard-fuzz-'))
     const file = path.join(dir, 'fuzz.sqlite')
-    harness = await startServer({ sqliteFile: file })
+    harness = await startServer({ sqliteFile: file, env: { RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURE_LIMIT_PER_MINUTE: '0' } })
     observer = connectKnex(`sqlite:${file}`)
     const agent = (await harness.a.post('/v1/ai-agents', agentBody())).body
     const action = (await harness.a.post('/v1/actions', actionBody())).body

@@ -6,6 +6,7 @@ import { Logger } from 'pino'
 import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
 import { internalErrorProblem, problemOf } from './problem'
+import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { renderProblem } from './respond'
 import { actionRoutes } from './routes/action-routes'
 import { aiAgentRoutes } from './routes/ai-agent-routes'
@@ -22,6 +23,8 @@ export interface HttpOptions {
   readonly readiness?: Readiness
   /** Counts and times every request, and renders GET /metrics; a private set when not given. */
   readonly metrics?: HttpMetrics
+  /** Requests per token and failed authentications per address; no limits when not given. */
+  readonly rateLimits?: RateLimitSettings
 }
 
 const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
@@ -87,16 +90,26 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   })
 
   // Authentication comes before routing, so a caller without a token learns nothing of the routes.
+  // An address that presented too many bad tokens is refused before the store is asked again;
+  // only rejected bearer tokens count, as a missing or malformed header costs nothing to refuse.
+  const limits = createRateLimits(options.rateLimits)
   app.use(async (ctx: Context, next: Next) => {
     if (isPublicPath(ctx.path)) return next()
     const match = bearer.exec(ctx.get('Authorization'))
     if (match === null) return renderProblem(ctx, problemOf({ _tag: 'Unauthorized' }))
+    // app.proxy is false: the socket's peer, never a client-supplied X-Forwarded-For.
+    const address = ctx.request.ip
+    const refused = limits.refusedAddress(address)
+    if (refused !== null) return renderProblem(ctx, problemOf(refused))
     const result = await core.authenticate(match[1])()
     if (E.isLeft(result)) {
       if (result.left._tag === 'StoreUnavailable') ctx.state.storeFailure = result.left.cause
+      if (result.left._tag === 'Unauthorized') limits.authenticationFailed(address)
       return renderProblem(ctx, problemOf(result.left))
     }
     ctx.state.caller = result.right
+    const limited = limits.takeRequest(result.right.tokenId)
+    if (limited !== null) return renderProblem(ctx, problemOf(limited))
     return next()
   })
 

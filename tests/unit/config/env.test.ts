@@ -28,6 +28,10 @@ describe('loadConfig', () => {
       tokenCacheTtlMs: 2000,
       webhookAllowPrivateNetworks: false,
       webhookWorker: true,
+      rateLimitPerMinute: 6000,
+      authFailureLimitPerMinute: 30,
+      httpHeadersTimeoutMs: 10000,
+      httpRequestTimeoutMs: 30000,
     })
   })
 
@@ -49,6 +53,10 @@ describe('loadConfig', () => {
         TOKEN_CACHE_TTL_MS: '0',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_WORKER: 'false',
+        RATE_LIMIT_PER_MINUTE: '100',
+        AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+        HTTP_HEADERS_TIMEOUT_MS: '2000',
+        HTTP_REQUEST_TIMEOUT_MS: '4000',
       }),
     ).to.deep.equal({
       host: '0.0.0.0',
@@ -62,6 +70,10 @@ describe('loadConfig', () => {
       tokenCacheTtlMs: 0,
       webhookAllowPrivateNetworks: true,
       webhookWorker: false,
+      rateLimitPerMinute: 100,
+      authFailureLimitPerMinute: 0,
+      httpHeadersTimeoutMs: 2000,
+      httpRequestTimeoutMs: 4000,
     })
   })
 
@@ -131,6 +143,10 @@ describe('loadConfig', () => {
       'TOKEN_CACHE_TTL_MS',
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
       'WEBHOOK_WORKER',
+      'RATE_LIMIT_PER_MINUTE',
+      'AUTH_FAILURE_LIMIT_PER_MINUTE',
+      'HTTP_HEADERS_TIMEOUT_MS',
+      'HTTP_REQUEST_TIMEOUT_MS',
     ])
     const defaults = Object.fromEntries(environmentVariables.map((v) => [v.name, v.default]))
     expect(config(defaults)).to.deep.equal(config({}))
