@@ -22,6 +22,15 @@ const answerOf = (res: HttpResponse) => ({
 describeEachDatabase('HTTP: Idempotency-Key', (options) => {
   const h = useServer(options)
 
+  /** An agent linked to an action that fires a webhook when a conversation starts. */
+  const agentWithStartWebhook = async () => {
+    const agentId: string = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+    const webhook = actionBody({ invocationTrigger: 'webhook.conversation_start', endpoint: { url: 'https://hooks.example.com/x', method: 'POST' } })
+    const actionId: string = (await h().a.post('/v1/actions', webhook)).body.id
+    expectStatus(await h().a.put(`/v1/ai-agents/${agentId}/actions/${actionId}`), 204)
+    return { agentId, actionId }
+  }
+
   it('replays the first answer to the same POST, byte for byte, with Idempotent-Replayed, and writes nothing more', async () => {
     const key = freshKey()
     const first = await h().a.post('/v1/actions', actionBody({ name: 'Once only' }), { 'Idempotency-Key': key })
@@ -48,11 +57,7 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
   })
 
   it('creates one conversation, one prospect count and one set of webhook deliveries however often it is retried', async () => {
-    const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
-    const actionId = (
-      await h().a.post('/v1/actions', actionBody({ invocationTrigger: 'webhook.conversation_start', endpoint: { url: 'https://hooks.example.com/x', method: 'POST' } }))
-    ).body.id
-    expectStatus(await h().a.put(`/v1/ai-agents/${agentId}/actions/${actionId}`), 204)
+    const { agentId, actionId } = await agentWithStartWebhook()
     const key = freshKey()
     const body = minimalConversationBody(agentId, { source: `retried-${key}`, sourceType: 'BROWSER' })
     const answers = []
@@ -127,11 +132,7 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
   })
 
   it('replays a webhook delivery retry instead of asking for another attempt', async () => {
-    const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
-    const actionId = (
-      await h().a.post('/v1/actions', actionBody({ invocationTrigger: 'webhook.conversation_start', endpoint: { url: 'https://hooks.example.com/y', method: 'POST' } }))
-    ).body.id
-    expectStatus(await h().a.put(`/v1/ai-agents/${agentId}/actions/${actionId}`), 204)
+    const { agentId, actionId } = await agentWithStartWebhook()
     expectStatus(await h().a.post('/v1/conversations', minimalConversationBody(agentId)), 201)
     const [delivery] = expectList(await h().a.get(`/v1/webhook-deliveries?actionId=${actionId}`))
     const key = freshKey()
