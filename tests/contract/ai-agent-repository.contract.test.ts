@@ -1,21 +1,12 @@
 import { expect } from 'chai'
 import { AiAgent } from '../../domain/ai-agent/ai-agent'
 import { aConversation, anAction, anAiAgent, at, orgA, orgB } from '../support/builders'
-import {
-  allPages,
-  everything,
-  expectNone,
-  firstPageOf,
-  forEachStore,
-  found,
-  freshStorePerTest,
-  idsOfPages,
-  MakeStore,
-  right,
-} from './contract-kit'
+import { everything, firstPageOf, forEachStore, found, freshStorePerTest, MakeStore, right } from './contract-kit'
+import { recordRepositoryContract } from './record-repository-contract'
 
 const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
 
+/** Ties on creation time, mixed case included, inserted out of order. */
 const orderFixture = (): AiAgent[] => [
   anAiAgent({ id: 'aia.x', createdAt: at(5) }),
   anAiAgent({ id: 'aia.b', createdAt: at(3) }),
@@ -23,6 +14,7 @@ const orderFixture = (): AiAgent[] => [
   anAiAgent({ id: 'aia.a', createdAt: at(3) }),
   anAiAgent({ id: 'aia.first', createdAt: at(1) }),
 ]
+/** Ordered by createdAt, then id compared byte-wise (upper case before lower case). */
 const expectedOrder = ['aia.first', 'aia.Z', 'aia.a', 'aia.b', 'aia.x']
 
 export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
@@ -32,52 +24,26 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
   const linkedIds = async (orgId: string, agentId: string) =>
     (await everything(actions().listLinkedToAgent(orgId, agentId, firstPageOf()))).map((action) => action.id)
 
-  describe('findById', () => {
-    it('returns none for an id it does not hold', async () => {
-      await expectNone(agents().findById(orgA, 'aia.missing'))
-    })
-
-    it('returns every field as inserted, nested JSON and unicode included', async () => {
-      await right(agents().insert(anAiAgent()))
-      expect(await found(agents().findById(orgA, 'aia.g1'))).to.deep.equal(anAiAgent())
-    })
-
-    it('returns nulls as nulls, and partial objects with only their keys', async () => {
-      const bare = anAiAgent({ id: 'aia.bare', mission: null, voice: null, transcriber: null, intelligenceProvider: null })
-      const partial = anAiAgent({ id: 'aia.partial', status: 'inactive', mission: { objective: 'Sell' }, voice: { modelId: 'voi.x' } })
-      await right(agents().insert(bare))
-      await right(agents().insert(partial))
-      expect(await found(agents().findById(orgA, bare.id))).to.deep.equal(bare)
-      expect(await found(agents().findById(orgA, partial.id))).to.deep.equal(partial)
-    })
-  })
-
-  describe('update', () => {
-    it('writes the next version and keeps it', async () => {
-      await right(agents().insert(anAiAgent()))
-      const next = anAiAgent({ status: 'inactive', mission: null, voice: { gender: 'Male' }, updatedAt: at(90), version: 2 })
-      expect(await right(agents().update(next))).to.equal(true)
-      expect(await found(agents().findById(orgA, next.id))).to.deep.equal(next)
-    })
-
-    it('writes nothing and says false for a stale version or an unknown agent', async () => {
-      await right(agents().insert(anAiAgent()))
-      await right(agents().update(anAiAgent({ name: 'Two', version: 2 })))
-      expect(await right(agents().update(anAiAgent({ name: 'Stale', version: 2 })))).to.equal(false)
-      expect(await right(agents().update(anAiAgent({ id: 'aia.none', version: 2 })))).to.equal(false)
-      expect(await found(agents().findById(orgA, 'aia.g1'))).to.deep.equal(anAiAgent({ name: 'Two', version: 2 }))
-      await expectNone(agents().findById(orgA, 'aia.none'))
-    })
-  })
-
-  describe('list', () => {
-    it('orders by (createdAt, id) and pages through every agent exactly once', async () => {
-      for (const agent of orderFixture()) await right(agents().insert(agent))
-      for (const limit of [1, 2, 4, 5, 100]) {
-        const pages = await allPages((page) => agents().list(orgA, page), limit, cursorOf)
-        expect(idsOfPages(pages), `limit ${limit}`).to.deep.equal(expectedOrder)
-      }
-    })
+  recordRepositoryContract(store, {
+    idPrefix: 'aia',
+    repository: (store) => store.repositories.agents,
+    everyFieldFilled: () => [anAiAgent()],
+    sparse: () => [
+      anAiAgent({ id: 'aia.bare', mission: null, voice: null, transcriber: null, intelligenceProvider: null }),
+      anAiAgent({ id: 'aia.partial', status: 'inactive', mission: { objective: 'Sell' }, voice: { modelId: 'voi.x' } }),
+    ],
+    sortKey: 'createdAt',
+    orderFixture,
+    expectedOrder,
+    cursorOf,
+    versioned: {
+      update: (store) => store.repositories.agents.update,
+      revision: () => ({
+        stored: anAiAgent(),
+        next: anAiAgent({ status: 'inactive', mission: null, voice: { gender: 'Male' }, updatedAt: at(90), version: 2 }),
+      }),
+    },
+    remove: (store) => store.repositories.agents.remove,
   })
 
   describe('link and unlink', () => {
@@ -118,13 +84,6 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
   })
 
   describe('remove', () => {
-    it('removes the agent and says true, then says false', async () => {
-      await right(agents().insert(anAiAgent()))
-      expect(await right(agents().remove(orgA, 'aia.g1'))).to.equal(true)
-      await expectNone(agents().findById(orgA, 'aia.g1'))
-      expect(await right(agents().remove(orgA, 'aia.g1'))).to.equal(false)
-    })
-
     it('drops its links but keeps the actions and its conversations', async () => {
       await right(agents().insert(anAiAgent()))
       await right(agents().insert(anAiAgent({ id: 'aia.g2' })))
@@ -149,18 +108,6 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
       await right(store().repositories.actions.insert(anAction()))
       await right(store().repositories.actions.insert(anAction({ id: 'act.b1', orgId: orgB })))
       await right(store().repositories.agents.insert(anAiAgent({ id: 'aia.b1', orgId: orgB })))
-    })
-
-    it('are never found or listed', async () => {
-      await expectNone(agents().findById(orgB, 'aia.g1'))
-      expect((await everything(agents().list(orgB, firstPageOf()))).map((agent) => agent.id)).to.deep.equal(['aia.b1'])
-      expect((await everything(agents().list(orgA, firstPageOf()))).map((agent) => agent.id)).to.deep.equal(['aia.g1'])
-    })
-
-    it('are never updated or removed', async () => {
-      expect(await right(agents().update(anAiAgent({ orgId: orgB, name: 'Hijacked', version: 2 })))).to.equal(false)
-      expect(await right(agents().remove(orgB, 'aia.g1'))).to.equal(false)
-      expect(await found(agents().findById(orgA, 'aia.g1'))).to.deep.equal(anAiAgent())
     })
 
     it('are never linked, across organisations in either direction, and never block a rightful link', async () => {

@@ -2,18 +2,8 @@ import { expect } from 'chai'
 import { ConversationFilter } from '../../application/ports/conversation-repository'
 import { Conversation } from '../../domain/conversation/conversation'
 import { aConversation, at, orgA, orgB } from '../support/builders'
-import {
-  allPages,
-  everything,
-  expectNone,
-  firstPageOf,
-  forEachStore,
-  found,
-  freshStorePerTest,
-  idsOfPages,
-  MakeStore,
-  right,
-} from './contract-kit'
+import { allPages, everything, firstPageOf, forEachStore, found, freshStorePerTest, idsOfPages, MakeStore, right } from './contract-kit'
+import { recordRepositoryContract } from './record-repository-contract'
 
 const cursorOf = (conversation: Conversation) => ({ key: conversation.timestampStart, id: conversation.id })
 
@@ -30,6 +20,7 @@ const filterFixture = (): Conversation[] => [
   active({ id: 'con.d', timestampStart: at(20), aiAgentId: 'aia.g1', prospectId: null }),
   aConversation({ id: 'con.B', timestampStart: at(10), aiAgentId: 'aia.g1', prospectId: 'pro.p2' }),
 ]
+/** Ordered by timestampStart, then id compared byte-wise (upper case before lower case). */
 const expectedOrder = ['con.a', 'con.B', 'con.b', 'con.c', 'con.D', 'con.d', 'con.e']
 
 export const conversationRepositoryContract = (makeStore: MakeStore): void => {
@@ -38,61 +29,46 @@ export const conversationRepositoryContract = (makeStore: MakeStore): void => {
   const listed = async (orgId: string, filter: ConversationFilter) =>
     (await everything(conversations().list(orgId, filter, firstPageOf()))).map((conversation) => conversation.id)
 
-  describe('findById', () => {
-    it('returns none for an id it does not hold', async () => {
-      await expectNone(conversations().findById(orgA, 'con.missing'))
-    })
-
-    it('returns every field as inserted: dialogue lines, analytics, comments, unicode, timestamps', async () => {
-      await right(conversations().insert(aConversation()))
-      expect(await found(conversations().findById(orgA, 'con.c1'))).to.deep.equal(aConversation())
-    })
-
-    it('returns nulls as nulls', async () => {
-      const bare = active({
+  recordRepositoryContract(store, {
+    idPrefix: 'con',
+    repository: (store) => {
+      const repository = store.repositories.conversations
+      return { ...repository, list: (orgId, page) => repository.list(orgId, {}, page) }
+    },
+    everyFieldFilled: () => [aConversation()],
+    sparse: () => [
+      active({
         prospectId: null,
         transcriptText: null,
         transcriptSummary: null,
         transcriptRecordingUrl: null,
         conversationAnalytics: null,
         adminComments: null,
-      })
-      await right(conversations().insert(bare))
-      expect(await found(conversations().findById(orgA, bare.id))).to.deep.equal(bare)
-    })
+      }),
+    ],
+    sortKey: 'timestampStart',
+    orderFixture: filterFixture,
+    expectedOrder,
+    cursorOf,
+    versioned: {
+      update: (store) => store.repositories.conversations.update,
+      revision: () => ({
+        stored: active({}),
+        next: aConversation({ prospectId: 'pro.p9', adminComments: null, updatedBy: 'usr.admin', updatedAt: at(99), version: 2 }),
+      }),
+    },
+  })
 
+  describe('findById', () => {
     it('needs no stored agent: a conversation outlives the agent it names', async () => {
       await right(conversations().insert(aConversation({ aiAgentId: 'aia.gone' })))
       expect((await found(conversations().findById(orgA, 'con.c1'))).aiAgentId).to.equal('aia.gone')
     })
   })
 
-  describe('update', () => {
-    it('writes the next version and keeps it', async () => {
-      await right(conversations().insert(active({})))
-      const ended = aConversation({ prospectId: 'pro.p9', adminComments: null, updatedBy: 'usr.admin', updatedAt: at(99), version: 2 })
-      expect(await right(conversations().update(ended))).to.equal(true)
-      expect(await found(conversations().findById(orgA, 'con.c1'))).to.deep.equal(ended)
-    })
-
-    it('writes nothing and says false for a stale version or an unknown conversation', async () => {
-      await right(conversations().insert(aConversation()))
-      expect(await right(conversations().update(aConversation({ transcriptSummary: 'Stale', version: 1 })))).to.equal(false)
-      expect(await right(conversations().update(aConversation({ id: 'con.none', version: 2 })))).to.equal(false)
-      expect(await found(conversations().findById(orgA, 'con.c1'))).to.deep.equal(aConversation())
-    })
-  })
-
   describe('list', () => {
     beforeEach(async () => {
       for (const conversation of filterFixture()) await right(store().repositories.conversations.insert(conversation))
-    })
-
-    it('orders by (timestampStart, id) and pages through every conversation exactly once', async () => {
-      for (const limit of [1, 2, 3, 7, 10]) {
-        const pages = await allPages((page) => conversations().list(orgA, {}, page), limit, cursorOf)
-        expect(idsOfPages(pages), `limit ${limit}`).to.deep.equal(expectedOrder)
-      }
     })
 
     it('filters by agent, prospect and status', async () => {
@@ -154,9 +130,7 @@ export const conversationRepositoryContract = (makeStore: MakeStore): void => {
       for (const conversation of filterFixture()) await right(store().repositories.conversations.insert(conversation))
     })
 
-    it('are never found, listed, filtered or counted', async () => {
-      await expectNone(conversations().findById(orgB, 'con.a'))
-      expect(await listed(orgB, {})).to.deep.equal([])
+    it('are never filtered or counted', async () => {
       expect(await listed(orgB, { agentId: 'aia.g1' })).to.deep.equal([])
       expect(await listed(orgB, { prospectId: 'pro.p1', status: 'ended', from: at(0), to: at(100) })).to.deep.equal([])
       expect(await right(conversations().statsOfProspect(orgB, 'pro.p1'))).to.deep.equal({
@@ -164,12 +138,6 @@ export const conversationRepositoryContract = (makeStore: MakeStore): void => {
         firstConversationAt: null,
         lastConversationAt: null,
       })
-    })
-
-    it('are never updated', async () => {
-      const stored = filterFixture().find((conversation) => conversation.id === 'con.a') as Conversation
-      expect(await right(conversations().update({ ...stored, orgId: orgB, transcriptSummary: 'Hijacked', version: 2 }))).to.equal(false)
-      expect(await found(conversations().findById(orgA, 'con.a'))).to.deep.equal(stored)
     })
   })
 }
