@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import { Knex } from 'knex'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
@@ -24,16 +25,45 @@ describe('knex store', () => {
   afterEach(() => rm(folder, { recursive: true, force: true }))
 
   describe('connectKnex', () => {
-    it('opens a sqlite file in a folder it creates, with WAL, foreign keys and a busy timeout', async () => {
+    it('opens a sqlite file in a folder it creates, with WAL, synchronous NORMAL, foreign keys, no blocking busy wait', async () => {
       const file = join(folder, 'nested', 'deeper', 'db.sqlite')
       const knex = connectKnex(`sqlite:${file}`)
       try {
         expect(await pragma(knex, 'journal_mode')).to.equal('wal')
         expect(await pragma(knex, 'foreign_keys')).to.equal(1)
-        expect(await pragma(knex, 'busy_timeout')).to.equal(5000)
+        // 0: SQLite's own wait would block the event loop; lock waits run on timers instead (below).
+        expect(await pragma(knex, 'busy_timeout')).to.equal(0)
         expect(await pragma(knex, 'synchronous')).to.equal(1)
         expect(existsSync(file)).to.equal(true)
       } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('a write meeting another connection\'s lock waits for it on timers, the event loop free, then succeeds', async function () {
+      this.timeout(15_000)
+      const file = join(folder, 'db.sqlite')
+      const knex = connectKnex(`sqlite:${file}`)
+      const holder = new BetterSqlite3(file)
+      try {
+        await knex.schema.createTable('things', (table) => table.integer('n'))
+        holder.exec('BEGIN EXCLUSIVE')
+        let ticks = 0
+        const ticker = setInterval(() => ticks++, 10)
+        const write = knex('things').insert({ n: 1 })
+        const released = new Promise<void>((resolve) =>
+          setTimeout(() => {
+            holder.exec('COMMIT')
+            resolve()
+          }, 500),
+        )
+        await Promise.all([write, released])
+        clearInterval(ticker)
+        // A blocking busy wait would have stopped the interval for the whole half second.
+        expect(ticks, 'timer ticks while the write waited').to.be.above(20)
+        expect(await knex('things').count({ n: '*' })).to.deep.equal([{ n: 1 }])
+      } finally {
+        holder.close()
         await knex.destroy()
       }
     })
