@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import Ajv, { ErrorObject, Options, ValidateFunction } from 'ajv'
 import Ajv2020 from 'ajv/dist/2020'
 import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
@@ -136,24 +137,62 @@ const problemsIn = (dialect: Dialect, schema: JsonObject): string[] => {
  * draft-07 accepts (tuple `items`) gets a hint to say so, rather than being guessed at: a guess
  * would leave 2020-12 keywords such as `prefixItems` unchecked.
  */
+const check = (schema: JsonObject): ReadonlyArray<string> => {
+  try {
+    const declared = schema.$schema
+    if (declared === undefined) {
+      const latest = problemsIn('2020-12', schema)
+      if (latest.length === 0 || problemsIn('draft-07', schema).length > 0) return latest
+      return [...latest, `read as draft 2020-12 because it has no $schema; for draft-07 add "$schema": "${metaSchemaIds['draft-07']}#"`]
+    }
+    if (typeof declared !== 'string') return [`${where('/$schema')}: must be a string`]
+    const dialect = dialectOf(declared)
+    if (dialect === null) {
+      return [`${where('/$schema')}: must be ${metaSchemaIds['2020-12']} or ${metaSchemaIds['draft-07']}#, not ${JSON.stringify(declared)}`]
+    }
+    return problemsIn(dialect, schema)
+  } catch (error) {
+    // A pathological schema (nesting deep enough to exhaust the stack) is invalid, not a crash.
+    return [`cannot be checked: ${error instanceof Error ? error.message : String(error)}`]
+  }
+}
+
+/** How many outcomes `checked` keeps; the least recently used goes first. */
+const maxRemembered = 500
+
+/**
+ * The problems of a schema are a function of its JSON text alone, and compiling it costs about
+ * 1.5 ms, so an update that sends back the schema it read is checked once, not on every write.
+ * Keyed by a digest of the text, so a large schema costs 64 characters here, not its size.
+ * Map iteration is insertion order: re-inserting on a hit keeps the least recently used first.
+ */
+const checked = new Map<string, ReadonlyArray<string>>()
+
+const keyOf = (schema: JsonObject): string | null => {
+  try {
+    return createHash('sha256').update(JSON.stringify(schema), 'utf8').digest('hex')
+  } catch {
+    // Nesting too deep to serialise: checked every time (it fails the same way each time).
+    return null
+  }
+}
+
 export const ajvJsonSchemaChecker: JsonSchemaChecker = {
   problemsOf: (schema) => {
-    try {
-      const declared = schema.$schema
-      if (declared === undefined) {
-        const latest = problemsIn('2020-12', schema)
-        if (latest.length === 0 || problemsIn('draft-07', schema).length > 0) return latest
-        return [...latest, `read as draft 2020-12 because it has no $schema; for draft-07 add "$schema": "${metaSchemaIds['draft-07']}#"`]
-      }
-      if (typeof declared !== 'string') return [`${where('/$schema')}: must be a string`]
-      const dialect = dialectOf(declared)
-      if (dialect === null) {
-        return [`${where('/$schema')}: must be ${metaSchemaIds['2020-12']} or ${metaSchemaIds['draft-07']}#, not ${JSON.stringify(declared)}`]
-      }
-      return problemsIn(dialect, schema)
-    } catch (error) {
-      // A pathological schema (nesting deep enough to exhaust the stack) is invalid, not a crash.
-      return [`cannot be checked: ${error instanceof Error ? error.message : String(error)}`]
+    const key = keyOf(schema)
+    if (key === null) return check(schema)
+    const known = checked.get(key)
+    if (known !== undefined) {
+      checked.delete(key)
+      checked.set(key, known)
+      return known
     }
+    const problems = Object.freeze([...check(schema)])
+    checked.set(key, problems)
+    if (checked.size > maxRemembered) {
+      const oldest = checked.keys().next().value
+      if (oldest !== undefined) checked.delete(oldest)
+    }
+    return problems
   },
 }
