@@ -15,6 +15,8 @@ export interface TokenCacheOptions {
 
 interface Entry {
   readonly token: ApiToken
+  /** What a hit answers, made once rather than on every request. */
+  readonly found: O.Option<ApiToken>
   readonly expiresAt: number
 }
 
@@ -36,7 +38,7 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
 
   const remember = (secretHash: string, token: ApiToken): void => {
     byHash.delete(secretHash)
-    byHash.set(secretHash, { token, expiresAt: now() + ttlMs })
+    byHash.set(secretHash, { token, found: O.some(token), expiresAt: now() + ttlMs })
     while (byHash.size > maxEntries) {
       const oldest = byHash.keys().next().value
       if (oldest === undefined) break
@@ -57,7 +59,7 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
         byHash.delete(secretHash)
         if (cached.expiresAt > now()) {
           byHash.set(secretHash, cached)
-          return TE.right(O.some(cached.token))()
+          return TE.right(cached.found)()
         }
       }
       const started = generation

@@ -26,7 +26,9 @@ export const authenticate =
         O.fold(
           () => TE.left(unauthorized),
           (token) =>
-            isRevoked(token) || !deps.secrets.matches(token.secretHash, presented)
+            // The store found the token by this very hash, so comparing it again needs no second
+            // hashing; equality still guards against a store that answers for another hash.
+            isRevoked(token) || token.secretHash !== hash
               ? TE.left(unauthorized)
               : TE.right({ orgId: token.orgId, subject: token.subject, tokenId: token.id }),
         ),
