@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { TokenSecrets } from '../../application/ports/token-secrets'
 
 /** The prefix lets secret scanners and people recognise a leaked Switchboard token. */
@@ -13,10 +13,4 @@ const hash = (secret: string): string => createHash('sha256').update(secret, 'ut
 export const cryptoTokenSecrets: TokenSecrets = {
   generate: () => `${secretPrefix}${randomBytes(32).toString('base64url')}`,
   hash,
-  matches: (secretHash, presented) => {
-    const stored = Buffer.from(secretHash, 'utf8')
-    const computed = Buffer.from(hash(presented), 'utf8')
-    // Lengths differ only for a malformed stored hash; timingSafeEqual would throw on it.
-    return stored.length === computed.length && timingSafeEqual(stored, computed)
-  },
 }

@@ -85,7 +85,6 @@ export const fakeTokenSecrets = (): FakeTokenSecrets => {
       return secret
     },
     hash,
-    matches: (secretHash, presented) => secretHash === hash(presented),
     generated: () => [...issued],
   }
 }
