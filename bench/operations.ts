@@ -103,8 +103,8 @@ export const operations: ReadonlyArray<Operation> = [
     requests: (context) => ({ method: 'GET', path: `/v1/prospects/${context.dataset.hotProspectId}/conversations`, headers: auth(context) }),
   },
   {
-    key: 'reference-knex-sqlite3',
-    label: 'Reference: bare Koa, one row by primary key through Knex + sqlite3 (no auth)',
+    key: 'reference-knex-sqlite',
+    label: 'Reference: bare Koa, one row by primary key through Knex + better-sqlite3 (no auth)',
     kind: 'reference',
     server: 'baseline',
     minRatio: null,
