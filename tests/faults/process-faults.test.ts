@@ -92,6 +92,80 @@ describe('process faults', function () {
     }
   })
 
+  it('on SIGTERM under load answers every request it took, refuses new connections, stores every 201 and exits 0 within 10 s', async () => {
+    const file = path.join(dir, 'db.sqlite')
+    const { service, baseUrl, token } = await start(file)
+    const created: string[] = []
+    const statuses = new Map<number, number>()
+    /** Requests that failed without an answer: only the connection may fail, never the answer. */
+    const unanswered: string[] = []
+    let signalledAt = 0
+    try {
+      const agent = await send(baseUrl, 'POST', '/v1/ai-agents', { token, json: agentBody() })
+      expect(agent.status).to.equal(201)
+
+      // Twelve kept-alive clients writing and reading, bounded in count, until the server is gone.
+      let alive = true
+      const client = async (n: number): Promise<void> => {
+        for (let i = 0; alive && i < 2_000; i++) {
+          try {
+            const response =
+              i % 2 === 0
+                ? await send(baseUrl, 'POST', '/v1/conversations', { token, json: conversationBody(agent.body.id, { source: `+1415666${String(1000 + n * 10 + (i % 10))}` }) })
+                : await send(baseUrl, 'GET', `/v1/ai-agents/${agent.body.id}`, { token })
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+            if (response.status === 201) created.push(response.body.id)
+          } catch (error) {
+            // A refused or closed connection once the server stopped taking new work.
+            if (signalledAt === 0) throw error
+            unanswered.push(String((error as { cause?: { code?: string } }).cause?.code ?? error))
+            return
+          }
+        }
+      }
+      const clients = Promise.all(Array.from({ length: 12 }, (_, n) => client(n)))
+      // Three requests whose bodies are still arriving when the signal comes.
+      const slow = [0, 1, 2].map((n) =>
+        slowPost(baseUrl, '/v1/conversations', token, JSON.stringify(conversationBody(agent.body.id, { source: `+1415777000${n}` }))),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      const answeredBefore = [...statuses.values()].reduce((a, b) => a + b, 0)
+
+      signalledAt = Date.now()
+      service.child.kill('SIGTERM')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const refused = await send(baseUrl, 'GET', '/healthz').then(
+        () => false,
+        () => true,
+      )
+      for (const request of slow) request.finishBody()
+      const slowAnswers = await Promise.all(slow.map((request) => request.answered))
+      const code = await service.exited
+      const tookMs = Date.now() - signalledAt
+      alive = false
+      await clients
+
+      expect(answeredBefore, 'answers before the signal').to.be.greaterThan(20)
+      expect(slowAnswers.map((answer) => answer.status)).to.deep.equal([201, 201, 201])
+      for (const answer of slowAnswers) created.push(JSON.parse(answer.text).id)
+      expect([...statuses.keys()].filter((status) => status >= 300), 'statuses other than 200/201').to.deep.equal([])
+      expect(refused, 'a new connection after SIGTERM was accepted').to.equal(true)
+      expect(unanswered.filter((reason) => !/ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET|other side closed|fetch failed/.test(reason)), 'failures other than a closed connection').to.deep.equal([])
+      expect(code).to.equal(0)
+      expect(tookMs).to.be.below(10_000)
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL')
+    }
+
+    const knex = connectKnex(`sqlite:${file}`)
+    try {
+      const stored = new Set((await knex('conversations').select('id')).map((row: { id: string }) => row.id))
+      expect(created.filter((id) => !stored.has(id)), 'acknowledged conversations missing after the shutdown').to.deep.equal([])
+    } finally {
+      await knex.destroy()
+    }
+  })
+
   it('after a SIGKILL mid-burst keeps every acknowledged conversation and no half-written one', async () => {
     const file = path.join(dir, 'db.sqlite')
     const { service, baseUrl, token } = await start(file)
