@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Knex } from 'knex'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
+import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
+import { timestampFromMillis } from '../../domain/shared/time'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
 import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
 import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
@@ -64,6 +66,46 @@ describe('knex store', () => {
         expect(await knex('things').count({ n: '*' })).to.deep.equal([{ n: 1 }])
       } finally {
         holder.close()
+        await knex.destroy()
+      }
+    })
+
+    it('binds no LIMIT: reads by key and pages keep their compiled statement on SQLite', async () => {
+      // SQLite plans with a bound LIMIT's value and so compiles such a statement again on every
+      // run; the repositories write their limits into the SQL text instead (limit.ts).
+      const knex = connectKnex('sqlite::memory:')
+      const statements: Array<{ sql: string; bindings: unknown }> = []
+      knex.on('query', (query: { sql: string; bindings: unknown }) => statements.push(query))
+      try {
+        await migrateToLatest(knex)
+        statements.length = 0
+        const { repositories: r } = openKnexStore(knex)
+        const page = { limit: 10, after: null }
+        const at = timestampFromMillis(Date.UTC(2026, 0, 1))
+        const after = { limit: 10, after: { key: at, id: 'act.x' } }
+        const reads = [
+          r.actions.findById('org.x', 'act.x'),
+          r.actions.list('org.x', page),
+          r.actions.list('org.x', after),
+          r.actions.listLinkedToAgent('org.x', 'aia.x', page),
+          r.agents.findById('org.x', 'aia.x'),
+          r.agents.list('org.x', page),
+          r.conversations.findById('org.x', 'con.x'),
+          r.conversations.list('org.x', { prospectId: 'pro.x' }, page),
+          r.prospects.findById('org.x', 'pro.x'),
+          r.prospects.list('org.x', page),
+          r.tokens.findBySecretHash('hash'),
+          r.organisations.findById('org.x'),
+          r.webhookDeliveries.findById('org.x', 'whd.x'),
+          r.webhookDeliveries.list('org.x', {}, page),
+          r.idempotencyKeys.purgeExpired(at, 100),
+        ]
+        for (const read of reads) expect((await read())._tag).to.equal('Right')
+        expect(statements.length).to.be.at.least(reads.length)
+        const bound = statements.filter((statement) => /\blimit\s+\?/i.test(statement.sql)).map((statement) => statement.sql)
+        expect(bound, 'statements binding their LIMIT').to.deep.equal([])
+        expect(statements.filter((statement) => /\blimit 11\b/i.test(statement.sql)).length, 'pages of 10 ask for 11 rows').to.equal(7)
+      } finally {
         await knex.destroy()
       }
     })

@@ -1,5 +1,6 @@
 import { Knex } from 'knex'
 import { Cursor, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { limitTo } from './limit'
 
 /**
  * Limits a query to the rows after the cursor in (key, id) order, and orders and limits it for
@@ -16,7 +17,7 @@ export const keysetPage =
         .where(keyColumn, '>=', after.key)
         .andWhere((either) => either.where(keyColumn, '>', after.key).orWhere(idColumn, '>', after.id))
     }
-    void query.orderBy([{ column: keyColumn }, { column: idColumn }]).limit(page.limit + 1)
+    void limitTo(query.orderBy([{ column: keyColumn }, { column: idColumn }]), page.limit + 1)
   }
 
 /** The page of entities made from the rows of a `keysetPage` query. */

@@ -3,6 +3,7 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
@@ -12,7 +13,7 @@ const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
 export const knexActionRepository = (db: Knex): ActionRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ActionRow | undefined = await db('actions').where({ org_id: orgId, id }).first()
+      const row: ActionRow | undefined = await firstRow(db('actions').where({ org_id: orgId, id }))
       return O.fromNullable(row === undefined ? undefined : actionFromRow(row))
     }),
   list: (orgId, page) =>

@@ -3,6 +3,7 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
@@ -15,7 +16,7 @@ const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
 export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: AiAgentRow | undefined = await db('ai_agents').where({ org_id: orgId, id }).first()
+      const row: AiAgentRow | undefined = await firstRow(db('ai_agents').where({ org_id: orgId, id }))
       return O.fromNullable(row === undefined ? undefined : aiAgentFromRow(row))
     }),
   list: (orgId, page) =>
@@ -43,8 +44,8 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
     attempt(async () => {
       // A link row only for two ends of this organisation: the primary key (agent_id, action_id)
       // knows no organisation, so a stray row would block the rightful link.
-      const agent: unknown = await db('ai_agents').where({ org_id: orgId, id: agentId }).first('id')
-      const action: unknown = await db('actions').where({ org_id: orgId, id: actionId }).first('id')
+      const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id'))
+      const action: unknown = await firstRow(db('actions').where({ org_id: orgId, id: actionId }).select('id'))
       if (agent === undefined || action === undefined) return
       await db('agent_actions')
         .insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at })

@@ -4,6 +4,7 @@ import { ConversationFilter, ConversationRepository } from '../../../application
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
@@ -28,7 +29,7 @@ interface StatsRow {
 export const knexConversationRepository = (db: Knex): ConversationRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ConversationRow | undefined = await db('conversations').where({ org_id: orgId, id }).first()
+      const row: ConversationRow | undefined = await firstRow(db('conversations').where({ org_id: orgId, id }))
       return O.fromNullable(row === undefined ? undefined : conversationFromRow(row))
     }),
   list: (orgId, filter, page) =>
@@ -54,13 +55,14 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
     attempt(async () => {
       // The prospect's row is locked first (PostgreSQL), as findOrCreate locks it: a recount and a
       // create adding to that prospect take turns, and the count sees what the other committed.
-      await db('prospects').where({ org_id: orgId, id: prospectId }).forUpdate().first('id')
-      const row: StatsRow | undefined = await db('conversations')
-        .where({ org_id: orgId, prospect_id: prospectId })
-        .count({ conversation_count: '*' })
-        .min({ first_at: 'timestamp_start' })
-        .max({ last_at: 'timestamp_start' })
-        .first()
+      await firstRow(db('prospects').where({ org_id: orgId, id: prospectId }).forUpdate().select('id'))
+      const row: StatsRow | undefined = await firstRow(
+        db('conversations')
+          .where({ org_id: orgId, prospect_id: prospectId })
+          .count({ conversation_count: '*' })
+          .min({ first_at: 'timestamp_start' })
+          .max({ last_at: 'timestamp_start' }),
+      )
       return {
         conversationCount: integer(row?.conversation_count ?? 0),
         firstConversationAt: (row?.first_at ?? null) as Timestamp | null,

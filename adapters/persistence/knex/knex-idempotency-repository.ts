@@ -2,6 +2,7 @@ import { Knex } from 'knex'
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../../../application/ports/idempotency-repository'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
+import { firstRow, limitTo } from './limit'
 
 const table = 'idempotency_keys'
 
@@ -63,7 +64,7 @@ export const knexIdempotencyRepository = (db: Knex): IdempotencyRepository => ({
       // delete the winner between the two statements; the insert is then simply tried again.
       for (let round = 0; round < 3; round++) {
         await db(table).insert(toRow(candidate)).onConflict(['org_id', 'key']).ignore()
-        const row: IdempotencyRow | undefined = await db(table).where({ org_id: candidate.orgId, key: candidate.key }).first()
+        const row: IdempotencyRow | undefined = await firstRow(db(table).where({ org_id: candidate.orgId, key: candidate.key }))
         if (row !== undefined) return row.claim_id === candidate.claimId ? { claimed: true as const } : { claimed: false as const, existing: fromRow(row) }
       }
       throw new Error(`idempotency key of ${candidate.orgId} deleted as fast as it was claimed`)
@@ -88,7 +89,7 @@ export const knexIdempotencyRepository = (db: Knex): IdempotencyRepository => ({
     }),
   purgeExpired: (now, limit) =>
     attempt(async () => {
-      const expired = db(table).select('org_id', 'key').where('expires_at', '<=', now).orderBy('expires_at').limit(limit)
+      const expired = limitTo(db(table).select('org_id', 'key').where('expires_at', '<=', now).orderBy('expires_at'), limit)
       const deleted: number = await db(table).whereIn(['org_id', 'key'], expired).delete()
       return deleted
     }),

@@ -2,6 +2,7 @@ import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { OrganisationRepository } from '../../../application/ports/organisation-repository'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { organisationFromRow, OrganisationRow, organisationToRow } from './rows'
 
 export const knexOrganisationRepository = (db: Knex): OrganisationRepository => ({
@@ -9,12 +10,12 @@ export const knexOrganisationRepository = (db: Knex): OrganisationRepository => 
     attempt(async () => {
       await db('organisations').insert(organisationToRow(organisation)).onConflict('name').ignore()
       // The id is new, so finding it means this insert is the one that stored it.
-      const stored: unknown = await db('organisations').where('id', organisation.id).first('id')
+      const stored: unknown = await firstRow(db('organisations').where('id', organisation.id).select('id'))
       return stored !== undefined
     }),
   findById: (id) =>
     attempt(async () => {
-      const row: OrganisationRow | undefined = await db('organisations').where('id', id).first()
+      const row: OrganisationRow | undefined = await firstRow(db('organisations').where('id', id))
       return O.fromNullable(row === undefined ? undefined : organisationFromRow(row))
     }),
   list: () =>

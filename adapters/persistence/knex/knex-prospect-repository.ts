@@ -3,6 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -11,7 +12,7 @@ const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospec
 export const knexProspectRepository = (db: Knex): ProspectRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ProspectRow | undefined = await db('prospects').where({ org_id: orgId, id }).first()
+      const row: ProspectRow | undefined = await firstRow(db('prospects').where({ org_id: orgId, id }))
       return O.fromNullable(row === undefined ? undefined : prospectFromRow(row))
     }),
   list: (orgId, page) =>
@@ -27,7 +28,7 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
       // take turns, and each reads the counters the one before it saved.
       const find = (): Promise<ProspectRow | undefined> => {
         const query = db('prospects').where({ org_id: candidate.orgId, source: candidate.source })
-        return (lock ? query.forUpdate() : query).first()
+        return firstRow(lock ? query.forUpdate() : query)
       }
       // Most conversations come from a known prospect: one read, no write. For a new one the
       // unique (org_id, source) index settles races: a losing insert does nothing and returns no

@@ -2,6 +2,7 @@ import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { TokenRepository } from '../../../application/ports/organisation-repository'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { apiTokenFromRow, ApiTokenRow, apiTokenToRow } from './rows'
 
 export const knexTokenRepository = (db: Knex): TokenRepository => ({
@@ -11,7 +12,7 @@ export const knexTokenRepository = (db: Knex): TokenRepository => ({
     }),
   findBySecretHash: (secretHash) =>
     attempt(async () => {
-      const row: ApiTokenRow | undefined = await db('api_tokens').where('secret_hash', secretHash).first()
+      const row: ApiTokenRow | undefined = await firstRow(db('api_tokens').where('secret_hash', secretHash))
       return O.fromNullable(row === undefined ? undefined : apiTokenFromRow(row))
     }),
   listByOrganisation: (orgId) =>
@@ -23,7 +24,7 @@ export const knexTokenRepository = (db: Knex): TokenRepository => ({
     attempt(async () => {
       // Only the first revoke writes, so the recorded time is when the token stopped working.
       await db('api_tokens').where('id', id).whereNull('revoked_at').update({ revoked_at: at })
-      const row: ApiTokenRow | undefined = await db('api_tokens').where('id', id).first()
+      const row: ApiTokenRow | undefined = await firstRow(db('api_tokens').where('id', id))
       return O.fromNullable(row === undefined ? undefined : apiTokenFromRow(row))
     }),
 })

@@ -5,6 +5,7 @@ import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { fromJson, integer, toJson } from './rows'
 
@@ -123,7 +124,7 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     findById: (orgId, id) =>
       attempt(async () => {
-        const row: WebhookDeliveryRow | undefined = await db(table).where({ org_id: orgId, id }).first()
+        const row: WebhookDeliveryRow | undefined = await firstRow(db(table).where({ org_id: orgId, id }))
         return O.fromNullable(row === undefined ? undefined : fromRow(row))
       }),
     list: (orgId, filter, page) =>
@@ -156,12 +157,12 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
           .where({ org_id: orgId, id })
           .andWhere((free) => free.whereNull('leased_until').orWhere('leased_until', '<=', now))
           .update({ status: 'pending', next_attempt_at: now, leased_until: null })
-        const row: WebhookDeliveryRow | undefined = await db(table).where({ org_id: orgId, id }).first()
+        const row: WebhookDeliveryRow | undefined = await firstRow(db(table).where({ org_id: orgId, id }))
         return O.fromNullable(row === undefined ? undefined : fromRow(row))
       }),
     countPending: () =>
       attempt(async () => {
-        const row: { pending?: number | string } | undefined = await db(table).where('status', 'pending').count({ pending: '*' }).first()
+        const row: { pending?: number | string } | undefined = await firstRow(db(table).where('status', 'pending').count({ pending: '*' }))
         return integer(row?.pending ?? 0)
       }),
   }

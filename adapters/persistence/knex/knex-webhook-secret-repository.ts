@@ -4,6 +4,7 @@ import { WebhookSecretRepository } from '../../../application/ports/webhook-secr
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 import { attempt } from './attempt'
+import { firstRow } from './limit'
 
 const table = 'webhook_secrets'
 
@@ -36,7 +37,7 @@ const fromRow = (row: WebhookSecretRow): WebhookSecret => ({
 
 export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository => {
   const find = async (orgId: string): Promise<WebhookSecret | undefined> => {
-    const row: WebhookSecretRow | undefined = await db(table).where('org_id', orgId).first()
+    const row: WebhookSecretRow | undefined = await firstRow(db(table).where('org_id', orgId))
     return row === undefined ? undefined : fromRow(row)
   }
   return {
