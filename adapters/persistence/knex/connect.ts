@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
+import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
 export interface KnexConnectOptions {
   /** Connections per process for PostgreSQL. SQLite always uses one (see below). */
@@ -9,6 +10,11 @@ export interface KnexConnectOptions {
   readonly statementTimeoutMs?: number
   /** PostgreSQL: the longest opening one connection may take. */
   readonly connectTimeoutMs?: number
+  /**
+   * A SQLite file: WAL checkpoints run on a thread of their own (sqlite-checkpointer.ts) while the
+   * connection is open. For the long-lived service; a short-lived one (a CLI command) has no need.
+   */
+  readonly checkpointInBackground?: boolean
 }
 
 /** The defaults of DB_STATEMENT_TIMEOUT_MS and DB_CONNECT_TIMEOUT_MS, for callers that give none. */
@@ -19,6 +25,7 @@ export const defaultConnectTimeoutMs = 5_000
 interface SqliteConnection {
   exec(sql: string): unknown
   prepare(sql: string): unknown
+  close(): unknown
   /** Whether a transaction is open (BEGIN run, no COMMIT or ROLLBACK yet). */
   readonly inTransaction: boolean
 }
@@ -111,7 +118,11 @@ const manageStatements = (connection: SqliteConnection): void => {
     return statement
   }
 
-  connection.prepare = (sql: string): SqliteStatement => {
+  connection.prepare = (text: string): SqliteStatement => {
+    // Every transaction here writes, so it takes the write lock when it begins (and waits for it
+    // there, on timers, as a first statement may): a deferred BEGIN would take it at the first
+    // write, after reads, where SQLite can only fail with SQLITE_BUSY rather than wait.
+    const sql = /^BEGIN;?$/i.test(text.trim()) ? 'BEGIN IMMEDIATE' : text
     let statement = kept.get(sql)
     if (statement === undefined) {
       statement = patient(sql, prepare(sql) as SqliteStatement)
@@ -161,8 +172,9 @@ const acquireConnectionTimeout = 10_000
  * With one connection shared by every request, that round-trip time was most of a read's cost
  * (docs/performance.md has the figures).
  */
-const connectSqlite = (filename: string): Knex => {
+const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
   const inMemory = filename === ':memory:'
+  const checkpointInBackground = options.checkpointInBackground === true && !inMemory
   return knex({
     client: 'better-sqlite3',
     connection: { filename },
@@ -178,6 +190,15 @@ const connectSqlite = (filename: string): Knex => {
         try {
           connection.exec(sqlitePragmas(inMemory))
           manageStatements(connection)
+          if (checkpointInBackground) {
+            connection.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
+            const checkpointer = startSqliteCheckpointer(filename)
+            const close = connection.close.bind(connection)
+            connection.close = () => {
+              checkpointer.stop()
+              return close()
+            }
+          }
         } catch (error) {
           done(error instanceof Error ? error : new Error(String(error)), connection)
           return
@@ -226,13 +247,13 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
  * `postgres://user:pass@host:port/db`. Throws for any other form, naming only its scheme.
  */
 export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {}): Knex => {
-  if (databaseUrl === 'sqlite::memory:') return connectSqlite(':memory:')
+  if (databaseUrl === 'sqlite::memory:') return connectSqlite(':memory:', options)
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length)
     if (filename === '') throw new Error('DATABASE_URL: sqlite: needs a file path, as in sqlite:./data/switchboard.sqlite')
     // A `file:` URI names its file in its own syntax; only a plain path gets its folder made.
     if (!filename.startsWith('file:')) mkdirSync(dirname(resolve(filename)), { recursive: true })
-    return connectSqlite(filename)
+    return connectSqlite(filename, options)
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return connectPostgres(databaseUrl, options)
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? 'a URL without a scheme'
