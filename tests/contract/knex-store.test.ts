@@ -110,6 +110,31 @@ describe('knex store', () => {
       }
     })
 
+    it('commits concurrent units of work on SQLite in groups, one COMMIT for many', async () => {
+      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+      try {
+        await migrateToLatest(knex)
+        const store = openKnexStore(knex)
+        await store.repositories.organisations.insert({ id: 'org.x', name: 'x', createdAt: timestampFromMillis(0) })()
+        const statements: string[] = []
+        knex.on('query', (query: { sql: string }) => statements.push(query.sql))
+        const units = 20
+        const results = await Promise.all(
+          Array.from({ length: units }, (_, n) =>
+            store.unitOfWork.run((repositories) => repositories.prospects.findOrCreate({ id: `pro.n${n}`, orgId: 'org.x', source: `source ${n}`, conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(n) }))(),
+          ),
+        )
+        expect(results.map((result) => (result._tag === 'Right' ? result.right.id : result))).to.deep.equal(Array.from({ length: units }, (_, n) => `pro.n${n}`))
+        const commits = statements.filter((sql) => /^commit/i.test(sql)).length
+        expect(commits, 'COMMITs for 20 units started in one turn').to.be.within(1, 2)
+        expect(statements.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
+        const page = await store.repositories.prospects.list('org.x', { limit: 100, after: null })()
+        expect(page._tag === 'Right' ? page.right.items.length : page).to.equal(units)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
     it('opens an in-memory sqlite database with foreign keys', async () => {
       const knex = connectKnex('sqlite::memory:')
       try {

@@ -147,6 +147,23 @@ export const unitOfWorkContract = (makeStore: MakeStore): void => {
     expect((await found(repos().actions.findById(orgA, 'act.after'))).id).to.equal('act.after')
   })
 
+  it('answers each of concurrent units with its own outcome; a throw or a Left rolls back only its own writes', async () => {
+    const failure = new Error('defect in one unit')
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, n) =>
+        store().unitOfWork.run((repositories) =>
+          pipe(
+            repositories.actions.insert(anAction({ id: `act.u${n}` })),
+            TE.chainW((): TE.TaskEither<Abandoned, number> => (n === 2 ? () => Promise.reject(failure) : n === 4 ? TE.left(abandoned) : TE.right(n * 10))),
+          ),
+        )(),
+      ),
+    )
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason))).to.deep.equal([E.right(0), E.right(10), failure, E.right(30), E.left(abandoned), E.right(50)])
+    for (const n of [0, 1, 3, 5]) expect((await found(repos().actions.findById(orgA, `act.u${n}`))).id).to.equal(`act.u${n}`)
+    for (const n of [2, 4]) await expectNone(repos().actions.findById(orgA, `act.u${n}`))
+  })
+
   it('runs concurrent transactions without losing any of their writes', async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>

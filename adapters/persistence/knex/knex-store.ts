@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as TE from 'fp-ts/TaskEither'
 import { Knex } from 'knex'
 import { Repositories, UnitOfWork } from '../../../application/ports/unit-of-work'
 import { Store } from '../store'
@@ -36,11 +37,12 @@ class WorkThrew {
 }
 
 /**
- * Transactions: the work gets repositories bound to the transaction. A Left rolls back and comes
- * back unchanged; a failure to begin or commit is StoreUnavailable; a throw from the work is a
- * defect, so it rolls back and is thrown on.
+ * One transaction per unit (PostgreSQL, whose pool runs several at once): the work gets
+ * repositories bound to the transaction. A Left rolls back and comes back unchanged; a failure
+ * to begin or commit is StoreUnavailable; a throw from the work is a defect, so it rolls back and
+ * is thrown on.
  */
-const knexUnitOfWork = (knex: Knex): UnitOfWork => ({
+const transactionPerUnit = (knex: Knex): UnitOfWork => ({
   run: (work) => async () => {
     try {
       return await knex.transaction(async (trx) => {
@@ -60,6 +62,97 @@ const knexUnitOfWork = (knex: Knex): UnitOfWork => ({
     }
   },
 })
+
+/** How a unit of a group ended: with the Either its work returned, or with what it threw. */
+type UnitOutcome = { readonly returned: E.Either<unknown, unknown> } | { readonly threw: unknown }
+
+interface WaitingUnit {
+  readonly work: (repositories: Repositories) => TE.TaskEither<unknown, unknown>
+  readonly settle: (outcome: UnitOutcome) => void
+}
+
+/** Most units in one commit: enough to spread a commit over a busy moment's writes, few enough to keep each short. */
+const maxUnitsPerCommit = 64
+
+const succeeded = (outcome: UnitOutcome): boolean => 'returned' in outcome && E.isRight(outcome.returned)
+
+/**
+ * Group commit (SQLite, one connection): units of work that arrive while a transaction runs wait
+ * for it, and the next transaction runs all of them, each inside a savepoint of its own, one
+ * after the other, then commits once. A commit is most of the cost of a small write (the WAL
+ * append; the pages several units share are written once), so a busy service pays it once per
+ * group instead of once per request; an idle one runs each unit as it comes, one event-loop turn
+ * later. Each unit keeps the contract of `run`: a Left or a throw rolls back to its savepoint
+ * (its own writes only) and is answered as such; a Right is answered only once the group has
+ * committed, and StoreUnavailable when the group fails to begin or commit, so nothing is ever
+ * acknowledged that was not stored. Units run in arrival order and each sees the writes of those
+ * before it, as if they had run alone in that order. A unit must not start another (it would
+ * wait for the group it is part of).
+ */
+const groupCommit = (knex: Knex): UnitOfWork => {
+  let waiting: WaitingUnit[] = []
+  let draining = false
+
+  const runGroup = async (group: ReadonlyArray<WaitingUnit>): Promise<void> => {
+    const outcomes: UnitOutcome[] = []
+    try {
+      await knex.transaction(async (trx) => {
+        const repositories = knexRepositories(trx)
+        for (const unit of group) {
+          await trx.raw('SAVEPOINT unit')
+          let outcome: UnitOutcome
+          try {
+            outcome = { returned: await unit.work(repositories)() }
+          } catch (error) {
+            outcome = { threw: error }
+          }
+          outcomes.push(outcome)
+          if (!succeeded(outcome)) await trx.raw('ROLLBACK TO unit')
+          await trx.raw('RELEASE unit')
+        }
+      })
+    } catch (error) {
+      // The group is not stored: what would have been acknowledged is StoreUnavailable instead.
+      const failed = E.left(causeOf(error))
+      group.forEach((unit, i) => {
+        const outcome = outcomes[i]
+        unit.settle(outcome === undefined || succeeded(outcome) ? { returned: failed } : outcome)
+      })
+      return
+    }
+    group.forEach((unit, i) => unit.settle(outcomes[i]))
+  }
+
+  const drain = async (): Promise<void> => {
+    try {
+      while (waiting.length > 0) {
+        const group = waiting.slice(0, maxUnitsPerCommit)
+        waiting = waiting.slice(group.length)
+        await runGroup(group)
+      }
+    } finally {
+      draining = false
+    }
+  }
+
+  return {
+    run: (work) => () =>
+      new Promise((resolve, reject) => {
+        waiting.push({
+          work: work as WaitingUnit['work'],
+          settle: (outcome) => ('threw' in outcome ? reject(outcome.threw) : resolve(outcome.returned as never)),
+        })
+        if (!draining) {
+          draining = true
+          // One turn later, so the units that requests of the same turn start share the commit.
+          setImmediate(() => void drain())
+        }
+      }),
+  }
+}
+
+/** Group commit on SQLite's single connection, a transaction per unit where transactions run side by side. */
+const knexUnitOfWork = (knex: Knex): UnitOfWork => (knex.client.dialect === 'sqlite3' ? groupCommit(knex) : transactionPerUnit(knex))
 
 /** The Knex store over a migrated database; `close` destroys the Knex instance and its pool. */
 export const openKnexStore = (knex: Knex): Store => ({
