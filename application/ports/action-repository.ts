@@ -1,6 +1,6 @@
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
-import { Action } from '../../domain/action/action'
+import { Action, InvocationTrigger } from '../../domain/action/action'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Page, PageRequest } from './paging'
 
@@ -10,11 +10,15 @@ export interface ActionRepository {
   readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<Action>>
   /** The organisation's actions ordered by (createdAt, id). */
   readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<Action>>
-  /** The actions linked to an agent, ordered by (createdAt, id); empty for an unknown agent. */
+  /**
+   * The actions linked to an agent, ordered by (createdAt, id); empty for an unknown agent. With
+   * `triggers`, only those whose invocationTrigger is one of them.
+   */
   readonly listLinkedToAgent: (
     orgId: string,
     agentId: string,
     page: PageRequest,
+    triggers?: ReadonlyArray<InvocationTrigger>,
   ) => TE.TaskEither<StoreUnavailable, Page<Action>>
   /** Stores a new action (its id is new). */
   readonly insert: (action: Action) => TE.TaskEither<StoreUnavailable, void>

@@ -1,6 +1,6 @@
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
-import { Action, isHttpEndpoint, webhookEventOf } from '../../domain/action/action'
+import { Action, InvocationTrigger, isHttpEndpoint, webhookEventOf } from '../../domain/action/action'
 import { Conversation, endsNow } from '../../domain/conversation/conversation'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp } from '../../domain/shared/time'
@@ -20,11 +20,14 @@ export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<Webh
 export const eventsOfChange = (before: Conversation, after: Conversation): ReadonlyArray<WebhookEvent> =>
   endsNow(before, after) ? ['conversation.ended'] : []
 
-/** Every action linked to the agent, page after page. */
-const linkedActions = (actions: ActionRepository, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> => {
+/** The triggers of the actions an event fires: what the outbox reads of the agent's actions. */
+const webhookTriggers: ReadonlyArray<InvocationTrigger> = ['webhook.conversation_start', 'webhook.conversation_end']
+
+/** Every webhook action linked to the agent, page after page. */
+const linkedWebhooks = (actions: ActionRepository, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> => {
   const from = (after: Cursor | null, found: ReadonlyArray<Action>): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> =>
     pipe(
-      actions.listLinkedToAgent(orgId, agentId, { limit: maxPageSize, after }),
+      actions.listLinkedToAgent(orgId, agentId, { limit: maxPageSize, after }, webhookTriggers),
       TE.chain((page) => (page.next === null ? TE.right([...found, ...page.items]) : from(page.next, [...found, ...page.items]))),
     )
   return from(null, [])
@@ -44,7 +47,7 @@ export const enqueueConversationWebhooks = (
 ): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookDelivery>> => {
   if (events.length === 0) return TE.right([])
   return pipe(
-    linkedActions(repos.actions, conversation.orgId, conversation.aiAgentId),
+    linkedWebhooks(repos.actions, conversation.orgId, conversation.aiAgentId),
     TE.map((actions) =>
       actions.flatMap((action) => {
         const event = webhookEventOf(action)

@@ -109,6 +109,24 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf()))).to.deep.equal([anAction()])
     })
 
+    it('with triggers, keeps only the actions whose trigger is one of them, in the same order and pages', async () => {
+      await right(agents().insert(anAiAgent()))
+      const triggers = ['webhook.conversation_end', null, 'user_query', 'webhook.conversation_start', 'webhook.conversation_end'] as const
+      for (const [n, invocationTrigger] of triggers.entries()) {
+        await right(actions().insert(anAction({ id: `act.t${n}`, createdAt: at(10 - n), invocationTrigger })))
+        await right(agents().link(orgA, 'aia.g1', `act.t${n}`, at(50)))
+      }
+      await right(actions().insert(anAction({ id: 'act.unlinked', invocationTrigger: 'webhook.conversation_end' })))
+      const webhooks = ['webhook.conversation_start', 'webhook.conversation_end'] as const
+      for (const limit of [1, 2, 50]) {
+        const pages = await allPages((page) => actions().listLinkedToAgent(orgA, 'aia.g1', page, webhooks), limit, cursorOf)
+        expect(idsOfPages(pages), `limit ${limit}`).to.deep.equal(['act.t4', 'act.t3', 'act.t0'])
+      }
+      expect((await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), ['user_query']))).map((a) => a.id)).to.deep.equal(['act.t2'])
+      expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), []))).to.deep.equal([])
+      expect(await everything(actions().listLinkedToAgent(orgB, 'aia.g1', firstPageOf(), webhooks))).to.deep.equal([])
+    })
+
     it('is empty for an unknown agent and for an agent without links', async () => {
       await right(agents().insert(anAiAgent()))
       await right(actions().insert(anAction()))

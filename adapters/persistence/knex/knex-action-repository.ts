@@ -21,7 +21,7 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
       const rows: ActionRow[] = await db('actions').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
       return pageOfRows(rows, page, actionFromRow, cursorOf)
     }),
-  listLinkedToAgent: (orgId, agentId, page) =>
+  listLinkedToAgent: (orgId, agentId, page, triggers) =>
     attempt(async () => {
       // The agent's links first, then each action by its key, so the cost follows the agent's
       // links, not the organisation's actions. Left to choose, SQLite (which has no statistics)
@@ -33,6 +33,7 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
         db.client.dialect === 'sqlite3'
           ? links.crossJoin('actions as a', 'a.id', 'l.action_id')
           : links.join('actions as a', 'a.id', 'l.action_id')
+      if (triggers !== undefined) void joined.whereIn('a.invocation_trigger', triggers)
       const rows: ActionRow[] = await joined
         .where('a.org_id', orgId)
         .select('a.*')

@@ -15,12 +15,13 @@ export const memoryActionRepository = (access: MemoryAccess): ActionRepository =
         page,
       ),
     ),
-  listLinkedToAgent: (orgId, agentId, page) =>
+  listLinkedToAgent: (orgId, agentId, page, triggers) =>
     access((state) => {
       const linked: Action[] = []
       for (const link of state.links.values()) {
         const action = link.orgId === orgId && link.agentId === agentId ? state.actions.get(link.actionId) : undefined
-        if (action !== undefined && action.orgId === orgId) linked.push(action)
+        if (action === undefined || action.orgId !== orgId) continue
+        if (triggers === undefined || (action.invocationTrigger !== null && triggers.includes(action.invocationTrigger))) linked.push(action)
       }
       return pageOfRecords(linked, createdAtOf, page)
     }),
