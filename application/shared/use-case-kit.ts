@@ -12,6 +12,7 @@ import {
   storeUnavailable,
 } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
+import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 
 /**
  * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
@@ -91,39 +92,45 @@ export const retryOnConflict = <E, A>(
 const isConflict = (error: unknown): error is WriteConflict =>
   typeof error === 'object' && error !== null && (error as { _tag?: unknown })._tag === 'WriteConflict'
 
-/** Where a record lives, as the generic replace and remove below need it. */
+/** Where a record lives, as the generic replace below needs it. */
 interface RecordStore<R> {
   readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<R>>
   readonly update: (record: R) => TE.TaskEither<StoreUnavailable, boolean>
 }
 
 /**
- * A full replacement (PUT): find, check If-Match, decode the new fields, write with
- * compare-and-swap, and start over when a concurrent write came first.
+ * A full replacement (PUT): find, check If-Match, take the new fields, write with compare-and-swap,
+ * in one unit of work, and start over when a concurrent write came first. The body is decoded
+ * once, before the unit (it needs no stored record), and its verdict given only after the
+ * record was found and If-Match held, so 404 and 412 come before 422.
  */
 export const replaceRecord = <R extends { readonly id: string; readonly version: number }, F, D>(
   entity: EntityKind,
-  records: RecordStore<R>,
+  uow: UnitOfWork,
+  storeOf: (repositories: Repositories) => RecordStore<R>,
   request: {
     readonly orgId: string
     readonly id: string
     readonly ifMatch: IfMatch | undefined
-    readonly decode: () => E.Either<D, F>
+    readonly fields: E.Either<D, F>
     readonly replace: (current: R, fields: F) => R
   },
 ): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable, R> =>
   retryOnConflict(() =>
-    pipe(
-      findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
-      TE.chainEitherKW((current) =>
-        pipe(
-          checkIfMatch(entity, current, request.ifMatch),
-          E.chainW(request.decode),
-          E.map((fields) => request.replace(current, fields)),
+    uow.run((repositories) => {
+      const records = storeOf(repositories)
+      return pipe(
+        findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
+        TE.chainEitherKW((current) =>
+          pipe(
+            checkIfMatch(entity, current, request.ifMatch),
+            E.chainW(() => request.fields),
+            E.map((fields) => request.replace(current, fields)),
+          ),
         ),
-      ),
-      TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
-    ),
+        TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
+      )
+    }),
   )
 
 /** Removes a record of the caller's organisation, or NotFound when there is none to remove. */
