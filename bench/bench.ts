@@ -11,6 +11,7 @@ import { cpus } from 'node:os'
 import * as path from 'node:path'
 import { Knex } from 'knex'
 import { connectKnex } from '../adapters/persistence/knex/connect'
+import { serviceNodeFlags } from '../config/node-flags'
 import { knexActionRepository } from '../adapters/persistence/knex/knex-action-repository'
 import { knexConversationRepository } from '../adapters/persistence/knex/knex-conversation-repository'
 import { firstPage } from '../application/ports/paging'
@@ -142,7 +143,7 @@ const deploy = async (
 ): Promise<Deployment> => {
   const profiling = profile && options.cpuProfileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []
   const service = startChild(scriptOf('config/main.js'), {
-    nodeArgs: profiling,
+    nodeArgs: [...serviceNodeFlags, ...profiling],
     env: childEnv({
       HOST: '127.0.0.1',
       PORT: '0',

@@ -1,9 +1,10 @@
 import { expect } from 'chai'
 import { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as http from 'node:http'
 import * as path from 'node:path'
+import { serviceNodeFlags } from '../../config/node-flags'
 import { startService } from '../support/service-process'
 import { killAll, runNode, script } from './run-node'
 
@@ -20,6 +21,13 @@ describe('npm start (node dist/config/main.js)', function () {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
     killAll()
     rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('npm start runs node with the service\'s V8 flags, the ones the bench uses', () => {
+    const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'))
+    const start: string = pkg.scripts.start
+    expect(serviceNodeFlags.length).to.be.greaterThan(0)
+    expect(start).to.match(new RegExp(`\\bnode ${serviceNodeFlags.map((flag) => flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(' ')} dist/config/main\\.js$`))
   })
 
   it('bootstraps once, listens on the real port, serves /healthz, and stops on SIGTERM with exit code 0', async () => {
