@@ -4,7 +4,12 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
 import { Knex } from 'knex'
+import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { timestampFromMillis } from '../../domain/shared/time'
@@ -79,11 +84,11 @@ describe('knex store', () => {
       try {
         await migrateToLatest(knex)
         statements.length = 0
-        const { repositories: r } = openKnexStore(knex)
         const page = { limit: 10, after: null }
         const at = timestampFromMillis(Date.UTC(2026, 0, 1))
         const after = { limit: 10, after: { key: at, id: 'act.x' } }
-        const reads = [
+        // Inside a unit of work, so that every read goes through Knex, which reports its SQL.
+        const readsIn = (r: Repositories) => [
           r.actions.findById('org.x', 'act.x'),
           r.actions.list('org.x', page),
           r.actions.list('org.x', after),
@@ -100,11 +105,50 @@ describe('knex store', () => {
           r.webhookDeliveries.list('org.x', {}, page),
           r.idempotencyKeys.purgeExpired(at, 100),
         ]
-        for (const read of reads) expect((await read())._tag).to.equal('Right')
+        const reads = readsIn(openKnexStore(knex).repositories)
+        const tags = await openKnexStore(knex).unitOfWork.run((r) => TE.sequenceArray(readsIn(r).map((read) => TE.map(() => read.length)(read))))()
+        expect(tags._tag).to.equal('Right')
         expect(statements.length).to.be.at.least(reads.length)
         const bound = statements.filter((statement) => /\blimit\s+\?/i.test(statement.sql)).map((statement) => statement.sql)
         expect(bound, 'statements binding their LIMIT').to.deep.equal([])
         expect(statements.filter((statement) => /\blimit 11\b/i.test(statement.sql)).length, 'pages of 10 ask for 11 rows').to.equal(7)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('reads outside a transaction run directly on the SQLite connection, and see only what was committed', async () => {
+      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+      try {
+        await migrateToLatest(knex)
+        const store = openKnexStore(knex)
+        await store.repositories.organisations.insert({ id: 'org.x', name: 'x', createdAt: timestampFromMillis(0) })()
+        const prospect = { id: 'pro.x', orgId: 'org.x', source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
+        await store.repositories.prospects.findOrCreate(prospect)()
+        const throughKnex: string[] = []
+        knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
+        expect(await store.repositories.prospects.findById('org.x', 'pro.x')()).to.deep.equal(E.right(O.some(prospect)))
+        expect((await store.repositories.prospects.list('org.x', { limit: 10, after: null })())._tag).to.equal('Right')
+        expect(throughKnex, 'reads that went through Knex').to.deep.equal([])
+
+        // While a unit of work holds the connection, a read waits for it: it never sees the unit's
+        // uncommitted write, which is rolled back here.
+        let release = (): void => undefined
+        const gate = new Promise<void>((resolve) => (release = resolve))
+        const unit = store.unitOfWork.run((r) =>
+          pipe(
+            r.prospects.saveStats('org.x', 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
+            TE.chain(() => TE.fromTask(() => gate)),
+            TE.chainW(() => TE.left('abandoned')),
+          ),
+        )()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const during = store.repositories.prospects.findById('org.x', 'pro.x')()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        release()
+        expect(await unit).to.deep.equal(E.left('abandoned'))
+        const seen = await during
+        expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
       } finally {
         await knex.destroy()
       }

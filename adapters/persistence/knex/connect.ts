@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
+import { readDirectlyOn } from './reads'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
 export interface KnexConnectOptions {
@@ -175,7 +176,9 @@ const acquireConnectionTimeout = 10_000
 const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
   const inMemory = filename === ':memory:'
   const checkpointInBackground = options.checkpointInBackground === true && !inMemory
-  return knex({
+  // The pool's one connection while it is open, for the reads that run on it directly (reads.ts).
+  let current: SqliteConnection | undefined
+  const instance = knex({
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
@@ -190,15 +193,15 @@ const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
         try {
           connection.exec(sqlitePragmas(inMemory))
           manageStatements(connection)
-          if (checkpointInBackground) {
-            connection.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
-            const checkpointer = startSqliteCheckpointer(filename)
-            const close = connection.close.bind(connection)
-            connection.close = () => {
-              checkpointer.stop()
-              return close()
-            }
+          const checkpointer = checkpointInBackground ? startSqliteCheckpointer(filename) : undefined
+          if (checkpointer !== undefined) connection.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
+          const close = connection.close.bind(connection)
+          connection.close = () => {
+            if (current === connection) current = undefined
+            checkpointer?.stop()
+            return close()
           }
+          current = connection
         } catch (error) {
           done(error instanceof Error ? error : new Error(String(error)), connection)
           return
@@ -207,6 +210,8 @@ const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
       },
     },
   })
+  readDirectlyOn(instance, () => current)
+  return instance
 }
 
 /**

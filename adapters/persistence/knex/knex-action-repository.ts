@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow, rowsOf } from './reads'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
@@ -18,7 +18,7 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows: ActionRow[] = await db('actions').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      const rows = await rowsOf<ActionRow>(db('actions').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
       return pageOfRows(rows, page, actionFromRow, cursorOf)
     }),
   listLinkedToAgent: (orgId, agentId, page, triggers) =>
@@ -34,10 +34,7 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
           ? links.crossJoin('actions as a', 'a.id', 'l.action_id')
           : links.join('actions as a', 'a.id', 'l.action_id')
       if (triggers !== undefined) void joined.whereIn('a.invocation_trigger', triggers)
-      const rows: ActionRow[] = await joined
-        .where('a.org_id', orgId)
-        .select('a.*')
-        .modify(keysetPage('a.created_at', 'a.id', page))
+      const rows = await rowsOf<ActionRow>(joined.where('a.org_id', orgId).select('a.*').modify(keysetPage('a.created_at', 'a.id', page)))
       return pageOfRows(rows, page, actionFromRow, cursorOf)
     }),
   insert: (action) =>

@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow, rowsOf } from './reads'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
@@ -21,7 +21,7 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows: AiAgentRow[] = await db('ai_agents').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      const rows = await rowsOf<AiAgentRow>(db('ai_agents').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
       return pageOfRows(rows, page, aiAgentFromRow, cursorOf)
     }),
   insert: (agent) =>

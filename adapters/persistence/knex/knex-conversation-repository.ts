@@ -4,7 +4,7 @@ import { ConversationFilter, ConversationRepository } from '../../../application
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow, rowsOf } from './reads'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
@@ -34,10 +34,9 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
     }),
   list: (orgId, filter, page) =>
     attempt(async () => {
-      const rows: ConversationRow[] = await db('conversations')
-        .where('org_id', orgId)
-        .modify(filtered(filter))
-        .modify(keysetPage('timestamp_start', 'id', page))
+      const rows = await rowsOf<ConversationRow>(
+        db('conversations').where('org_id', orgId).modify(filtered(filter)).modify(keysetPage('timestamp_start', 'id', page)),
+      )
       return pageOfRows(rows, page, conversationFromRow, cursorOf)
     }),
   insert: (conversation) =>

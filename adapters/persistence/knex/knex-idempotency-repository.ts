@@ -2,7 +2,8 @@ import { Knex } from 'knex'
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../../../application/ports/idempotency-repository'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
-import { firstRow, limitTo } from './limit'
+import { limitTo } from './limit'
+import { firstRow } from './reads'
 
 const table = 'idempotency_keys'
 

@@ -2,7 +2,7 @@ import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { OrganisationRepository } from '../../../application/ports/organisation-repository'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow } from './reads'
 import { organisationFromRow, OrganisationRow, organisationToRow } from './rows'
 
 export const knexOrganisationRepository = (db: Knex): OrganisationRepository => ({

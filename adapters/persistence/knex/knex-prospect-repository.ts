@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow, rowsOf } from './reads'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -17,7 +17,7 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows: ProspectRow[] = await db('prospects').where('org_id', orgId).modify(keysetPage('created_at', 'id', page))
+      const rows = await rowsOf<ProspectRow>(db('prospects').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
       return pageOfRows(rows, page, prospectFromRow, cursorOf)
     }),
   findOrCreate: (candidate, options = {}) =>

@@ -2,7 +2,7 @@ import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { TokenRepository } from '../../../application/ports/organisation-repository'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow } from './reads'
 import { apiTokenFromRow, ApiTokenRow, apiTokenToRow } from './rows'
 
 export const knexTokenRepository = (db: Knex): TokenRepository => ({

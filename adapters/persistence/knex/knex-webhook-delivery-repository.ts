@@ -5,7 +5,7 @@ import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow, rowsOf } from './reads'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { fromJson, integer, toJson } from './rows'
 
@@ -129,10 +129,7 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     list: (orgId, filter, page) =>
       attempt(async () => {
-        const rows: WebhookDeliveryRow[] = await db(table)
-          .where('org_id', orgId)
-          .modify(filtered(filter))
-          .modify(keysetPage('created_at', 'id', page))
+        const rows = await rowsOf<WebhookDeliveryRow>(db(table).where('org_id', orgId).modify(filtered(filter)).modify(keysetPage('created_at', 'id', page)))
         return pageOfRows(rows, page, fromRow, cursorOf)
       }),
     claimDue: (now, limit, leaseUntil) =>

@@ -4,7 +4,7 @@ import { WebhookSecretRepository } from '../../../application/ports/webhook-secr
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 import { attempt } from './attempt'
-import { firstRow } from './limit'
+import { firstRow } from './reads'
 
 const table = 'webhook_secrets'
 

@@ -11,9 +11,3 @@ export const limitTo = <Q extends Knex.QueryBuilder>(query: Q, rows: number): Q 
   if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a LIMIT must be a non-negative integer, not ${rows}`)
   return query.limit(rows, { skipBinding: true }) as Q
 }
-
-/** The first row of `query`, or undefined: Knex's `first()` with the limit written in. */
-export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefined> => {
-  const rows: R[] = await limitTo(query, 1)
-  return rows[0]
-}
