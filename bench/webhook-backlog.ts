@@ -93,7 +93,7 @@ const main = async (): Promise<void> => {
     const store = openKnexStore(database.knex)
     const repositories = store.repositories
     const steps = webhookDelivery({
-      webhookDeliveries: repositories.webhookDeliveries,
+      uow: store.unitOfWork,
       webhookSecrets: repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true }),

@@ -30,7 +30,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
   })
   const { webhookDeliveries, webhookSecrets } = store.repositories
   const steps = webhookDelivery({
-    webhookDeliveries,
+    uow: store.unitOfWork,
     webhookSecrets,
     generator: cryptoWebhookSecrets,
     sender,
@@ -41,7 +41,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
   })
   const log = logger.child({ component: 'webhook-worker' })
   log.info({ leaseMs, sendTimeoutMs: sender.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks }, 'webhook worker started')
-  return startWebhookWorker(
+  const worker = startWebhookWorker(
     { ...steps, countPending: webhookDeliveries.countPending },
     {
       attempted: (report) => {
@@ -64,4 +64,6 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
       ...(settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs }),
     },
   )
+  // The connections kept to receivers go once the attempts in flight have ended.
+  return { ...worker, stop: () => worker.stop().finally(sender.close) }
 }

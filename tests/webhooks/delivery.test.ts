@@ -42,7 +42,7 @@ describe('webhook delivery to a real receiver', function () {
 
   const workerWith = (sender: WebhookSender) =>
     webhookDelivery({
-      webhookDeliveries: world.store.repositories.webhookDeliveries,
+      uow: world.store.unitOfWork,
       webhookSecrets: world.store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender,
@@ -100,6 +100,31 @@ describe('webhook delivery to a real receiver', function () {
     const conversation = await runRight(world.core.createConversation(alice, conversationBody(agentId, { transcriptSummary: 'He said "no" \\ then\nhung up' })))
     await poll()
     expect(JSON.parse(receiver.received[0].body)).to.deep.equal({ conversation: conversation.id, summary: 'He said "no" \\ then\nhung up', end: null })
+  })
+
+  it('keeps its connection to a receiver between attempts, and drops one that timed out', async () => {
+    await addAction({ url: receiver.url(), method: 'POST' })
+    const sender = httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 300 })
+    try {
+      for (let n = 0; n < 3; n++) {
+        await startConversation()
+        await poll(sender)
+      }
+      expect(receiver.received).to.have.length(3)
+      expect(receiver.connections(), 'connections for three attempts in a row').to.equal(1)
+
+      receiver.answer = () => 'hang'
+      await startConversation()
+      await poll(sender)
+      receiver.answer = () => ({ status: 204 })
+      await startConversation()
+      await poll(sender)
+      expect(receiver.received).to.have.length(5)
+      // The attempt that timed out closed its connection rather than leave it to the next one.
+      expect(receiver.connections()).to.equal(2)
+    } finally {
+      sender.close()
+    }
   })
 
   it('retries after a 500 with the same webhook-id, after the backoff, and records both attempts', async () => {
@@ -279,7 +304,7 @@ describe('webhook delivery to a real receiver', function () {
     let calls = 0
     receiver.answer = () => ({ status: ++calls === 1 ? 500 : 200 })
     const steps = webhookDelivery({
-      webhookDeliveries: world.store.repositories.webhookDeliveries,
+      uow: world.store.unitOfWork,
       webhookSecrets: world.store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 1_000 }),

@@ -43,7 +43,7 @@ const deliveries = 300
 
   const worker = (store: Store): WebhookWorker => {
     const steps = webhookDelivery({
-      webhookDeliveries: store.repositories.webhookDeliveries,
+      uow: store.unitOfWork,
       webhookSecrets: store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 2_000 }),

@@ -24,6 +24,8 @@ export interface Receiver {
   answer: (request: Received) => Answer
   /** Resolves once `count` requests have arrived, or fails after `timeoutMs`. */
   readonly waitFor: (count: number, timeoutMs?: number) => Promise<void>
+  /** TCP connections opened to it so far. */
+  readonly connections: () => number
   readonly close: () => Promise<void>
 }
 
@@ -43,6 +45,8 @@ export const startReceiver = async (): Promise<Receiver> => {
       response.end()
     })
   })
+  let connections = 0
+  server.on('connection', () => (connections += 1))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   const receiver: Receiver = {
@@ -63,6 +67,7 @@ export const startReceiver = async (): Promise<Receiver> => {
         })
       }
     },
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())
