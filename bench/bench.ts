@@ -11,6 +11,7 @@ import { cpus } from 'node:os'
 import * as path from 'node:path'
 import { Knex } from 'knex'
 import { connectKnex } from '../adapters/persistence/knex/connect'
+import { environmentVariables } from '../config/env'
 import { serviceNodeFlags } from '../config/node-flags'
 import { knexActionRepository } from '../adapters/persistence/knex/knex-action-repository'
 import { knexConversationRepository } from '../adapters/persistence/knex/knex-conversation-repository'
@@ -55,12 +56,10 @@ const memoryLimitMiB = 200
 const loadLimitSeconds = 120
 const mib = (bytes: number | null): number | null => (bytes === null ? null : bytes / (1024 * 1024))
 
-/** The environment of a child: this one without the service's own variables, plus `env`. */
+/** The environment of a child: this one without any of the service's own variables, plus `env`. */
 const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const base = { ...process.env }
-  for (const name of ['HOST', 'PORT', 'DATABASE_URL', 'LOG_LEVEL', 'DB_POOL_MAX', 'TOKEN_CACHE_TTL_MS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'RATE_LIMIT_PER_MINUTE']) {
-    delete base[name]
-  }
+  for (const { name } of environmentVariables) delete base[name]
   return { ...base, ...env }
 }
 
