@@ -5,11 +5,11 @@ import { Server } from 'node:http'
 import { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import pino from 'pino'
 import { loadConfig } from '../../config/env'
 import { openService, Service } from '../../config/container'
 import { checkExchange, forgetServer } from '../openapi/openapi-agreement'
 import { freshDatabase, postgresSuitesEnabled } from './postgres'
+import { responseSecurityProblems, runLog, runLogger } from './run-log'
 
 /**
  * A real listening server for the HTTP suite: the service as `npm start` wires it (openService),
@@ -116,6 +116,9 @@ export const send = async (baseUrl: string, method: string, target: string, opti
   const url = /^https?:/.test(target) ? target : `${baseUrl}${target}`
   const response = await fetch(url, { method, headers, body, redirect: 'manual' })
   const text = await response.text()
+  // Every response of every test is a security check too (issue #5): headers, and no token in it.
+  const problems = responseSecurityProblems(response.headers, text)
+  if (problems.length > 0) throw new Error(`${method} ${target} answered ${response.status}: ${problems.join('; ')}`)
   // Every response must be one the server's OpenAPI document describes (tests/openapi).
   const requestJson = options.json !== undefined ? options.json : options.raw
   await checkExchange({ method, url, requestContentType: headers['Content-Type'] ?? null, requestJson, status: response.status, headers: response.headers, text })
@@ -161,7 +164,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
     ...(options.env ?? {}),
   })
   if (E.isLeft(loaded)) throw new Error(`configuration refused: ${loaded.left.message}`)
-  const service = await openService(loaded.right, { logger: pino({ level: 'silent' }) })
+  const service = await openService(loaded.right, { logger: runLogger() })
   await service.migrate()
   const server: Server = await new Promise((resolve, reject) => {
     const s = service.app.listen(0, '127.0.0.1', () => resolve(s))
@@ -173,6 +176,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
 
   const newToken = async (orgId: string, subject: string | null = null) => {
     const issued = await unwrap(core.createToken(orgId, subject === null ? { name: 'http-suite' } : { subject, name: 'http-suite' }), 'createToken')
+    runLog.tokens.add(issued.secret)
     return { token: issued.secret, tokenId: issued.token.id }
   }
   const newTenant = async (name: string, subject: string | null = null): Promise<Client> => {

@@ -1,5 +1,6 @@
 import { absurd } from 'fp-ts/function'
 import { DomainError, Violation } from '../../../domain/shared/errors'
+import { idPrefixes, isIdOf } from '../../../domain/shared/ids'
 
 /** Failures that only exist at the HTTP edge: the request itself is unusable. */
 export type HttpFailure =
@@ -60,7 +61,11 @@ export const problemOf = (failure: Failure): Problem => {
         status: 404,
         code: 'not_found',
         title: 'Not found',
-        detail: `No ${entityNames[failure.entity]} with id ${JSON.stringify(failure.id)} exists.`,
+        // A well-formed id is named; anything else in its place (a token pasted into the path,
+        // say) is not repeated back, so an error body never carries what a client should not send.
+        detail: isIdOf(failure.entity, failure.id)
+          ? `No ${entityNames[failure.entity]} with id ${JSON.stringify(failure.id)} exists.`
+          : `No ${entityNames[failure.entity]} has that id: ${entityNames[failure.entity]} ids look like ${idPrefixes[failure.entity]}.<letters and digits>.`,
       }
     case 'PreconditionFailed':
       return {
