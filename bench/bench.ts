@@ -94,8 +94,9 @@ const queryPlans = async (knex: Knex, kind: 'sqlite' | 'postgres', dataset: Data
   const plans: Record<string, string[]> = {}
   for (const [name, read] of Object.entries(reads)) {
     const statements: Array<{ sql: string; bindings: Knex.RawBinding[] }> = []
+    // The reads only: not the BEGIN and COMMIT of the transaction they run in.
     const capture = (query: { sql: string; bindings?: Knex.RawBinding[] }): void => {
-      statements.push({ sql: query.sql, bindings: query.bindings ?? [] })
+      if (/^\s*(select|with)\b/i.test(query.sql)) statements.push({ sql: query.sql, bindings: query.bindings ?? [] })
     }
     knex.on('query', capture)
     try {
