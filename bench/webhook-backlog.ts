@@ -93,7 +93,7 @@ const main = async (): Promise<void> => {
     const store = openKnexStore(database.knex)
     const repositories = store.repositories
     const steps = webhookDelivery({
-      uow: store.unitOfWork,
+      webhookDeliveries: repositories.webhookDeliveries,
       webhookSecrets: repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true }),

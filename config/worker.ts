@@ -30,7 +30,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
   })
   const { webhookDeliveries, webhookSecrets } = store.repositories
   const steps = webhookDelivery({
-    uow: store.unitOfWork,
+    webhookDeliveries,
     webhookSecrets,
     generator: cryptoWebhookSecrets,
     sender,

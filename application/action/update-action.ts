@@ -4,17 +4,17 @@ import { Actor, actorName, touched } from '../../domain/shared/audit'
 import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
 import { Clock } from '../ports/clock'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
-import { UnitOfWork } from '../ports/unit-of-work'
+import { ActionRepository } from '../ports/action-repository'
 import { IfMatch, replaceRecord } from '../shared/use-case-kit'
 import { decodeActionFields } from './action-input'
 
 export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
 
 /** PUT: replaces every writable field of the action. */
-export const updateAction = (deps: { uow: UnitOfWork; clock: Clock; schemas: JsonSchemaChecker }) => {
+export const updateAction = (deps: { actions: ActionRepository; clock: Clock; schemas: JsonSchemaChecker }) => {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
-    replaceRecord('action', deps.uow, (repositories) => repositories.actions, {
+    replaceRecord('action', deps.actions, {
       orgId: actor.orgId,
       id,
       ifMatch,

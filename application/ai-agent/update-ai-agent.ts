@@ -3,7 +3,7 @@ import { AiAgent, replaceAiAgent } from '../../domain/ai-agent/ai-agent'
 import { Actor, actorName, touched } from '../../domain/shared/audit'
 import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
 import { Clock } from '../ports/clock'
-import { UnitOfWork } from '../ports/unit-of-work'
+import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { IfMatch, replaceRecord } from '../shared/use-case-kit'
 import { decodeAiAgentFields } from './ai-agent-input'
 
@@ -11,9 +11,9 @@ export type UpdateAiAgentError = NotFound | ValidationFailed | PreconditionFaile
 
 /** PUT: replaces every writable field; an omitted mission or voice becomes null. */
 export const updateAiAgent =
-  (deps: { uow: UnitOfWork; clock: Clock }) =>
+  (deps: { agents: AiAgentRepository; clock: Clock }) =>
   (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateAiAgentError, AiAgent> =>
-    replaceRecord('ai-agent', deps.uow, (repositories) => repositories.agents, {
+    replaceRecord('ai-agent', deps.agents, {
       orgId: actor.orgId,
       id,
       ifMatch,

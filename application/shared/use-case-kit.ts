@@ -12,7 +12,6 @@ import {
   storeUnavailable,
 } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
-import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 
 /**
  * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
@@ -100,14 +99,13 @@ interface RecordStore<R> {
 
 /**
  * A full replacement (PUT): find, check If-Match, take the new fields, write with compare-and-swap,
- * in one unit of work, and start over when a concurrent write came first. The body is decoded
- * once, before the unit (it needs no stored record), and its verdict given only after the
- * record was found and If-Match held, so 404 and 412 come before 422.
+ * and start over when a concurrent write came first. The body is decoded once, before (it needs
+ * no stored record), and its verdict given only after the record was found and If-Match held, so
+ * 404 and 412 come before 422.
  */
 export const replaceRecord = <R extends { readonly id: string; readonly version: number }, F, D>(
   entity: EntityKind,
-  uow: UnitOfWork,
-  storeOf: (repositories: Repositories) => RecordStore<R>,
+  records: RecordStore<R>,
   request: {
     readonly orgId: string
     readonly id: string
@@ -117,20 +115,17 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
   },
 ): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable, R> =>
   retryOnConflict(() =>
-    uow.run((repositories) => {
-      const records = storeOf(repositories)
-      return pipe(
-        findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
-        TE.chainEitherKW((current) =>
-          pipe(
-            checkIfMatch(entity, current, request.ifMatch),
-            E.chainW(() => request.fields),
-            E.map((fields) => request.replace(current, fields)),
-          ),
+    pipe(
+      findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
+      TE.chainEitherKW((current) =>
+        pipe(
+          checkIfMatch(entity, current, request.ifMatch),
+          E.chainW(() => request.fields),
+          E.map((fields) => request.replace(current, fields)),
         ),
-        TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
-      )
-    }),
+      ),
+      TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
+    ),
   )
 
 /** Removes a record of the caller's organisation, or NotFound when there is none to remove. */

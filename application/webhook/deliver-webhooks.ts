@@ -5,15 +5,13 @@ import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
 import { afterAttempt, defaultRetryPolicy, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { Clock } from '../ports/clock'
-import { UnitOfWork } from '../ports/unit-of-work'
-import { ClaimedDelivery } from '../ports/webhook-delivery-repository'
+import { ClaimedDelivery, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
 import { WebhookSecretGenerator, WebhookSecretRepository } from '../ports/webhook-secret-repository'
 import { Jitter, SendResult, WebhookSender } from '../ports/webhook-sender'
 import { secretsOf } from './webhook-secrets'
 
 export interface DeliveryPorts {
-  /** Claims and recorded attempts are units of work: on SQLite they share the commits of requests. */
-  readonly uow: UnitOfWork
+  readonly webhookDeliveries: WebhookDeliveryRepository
   readonly webhookSecrets: WebhookSecretRepository
   readonly generator: WebhookSecretGenerator
   readonly sender: WebhookSender
@@ -43,7 +41,7 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
   /** Up to `limit` due deliveries, leased to the caller. */
   const claimDue = (limit: number): TE.TaskEither<StoreUnavailable, ReadonlyArray<ClaimedDelivery>> => {
     const now = ports.clock.now()
-    return ports.uow.run((repositories) => repositories.webhookDeliveries.claimDue(now, limit, timestampFromMillis(millis(now) + ports.leaseMs)))
+    return ports.webhookDeliveries.claimDue(now, limit, timestampFromMillis(millis(now) + ports.leaseMs))
   }
 
   /**
@@ -74,9 +72,7 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
       }),
       TE.chain((next) =>
         pipe(
-          ports.uow.run((repositories) =>
-            repositories.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
-          ),
+          ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
           TE.map((recorded): DeliveryReport => ({ _tag: 'Attempted', delivery: next, recorded })),
         ),
       ),

@@ -13,6 +13,7 @@ import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { timestampFromMillis } from '../../domain/shared/time'
+import { anAction, orgA } from '../support/builders'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
 import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
 import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
@@ -174,6 +175,25 @@ describe('knex store', () => {
         expect(statements.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
         const page = await store.repositories.prospects.list('org.x', { limit: 100, after: null })()
         expect(page._tag === 'Right' ? page.right.items.length : page).to.equal(units)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('on SQLite, plain writes outside a unit of work share group commits too', async () => {
+      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+      try {
+        await migrateToLatest(knex)
+        const store = openKnexStore(knex)
+        await store.repositories.organisations.insert({ id: orgA, name: 'a', createdAt: timestampFromMillis(0) })()
+        const statements: string[] = []
+        knex.on('query', (query: { sql: string }) => statements.push(query.sql))
+        const writes = 20
+        const results = await Promise.all(Array.from({ length: writes }, (_, n) => store.repositories.actions.insert(anAction({ id: `act.w${n}` }))()))
+        expect(results.every((result) => result._tag === 'Right')).to.equal(true)
+        expect(statements.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 inserts started in one turn').to.be.within(1, 2)
+        const stored = await store.repositories.actions.list(orgA, { limit: 100, after: null })()
+        expect(stored._tag === 'Right' ? stored.right.items.map((action) => action.id).sort() : stored).to.deep.equal(Array.from({ length: writes }, (_, n) => `act.w${n}`).sort())
       } finally {
         await knex.destroy()
       }

@@ -42,7 +42,7 @@ describe('webhook delivery to a real receiver', function () {
 
   const workerWith = (sender: WebhookSender) =>
     webhookDelivery({
-      uow: world.store.unitOfWork,
+      webhookDeliveries: world.store.repositories.webhookDeliveries,
       webhookSecrets: world.store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender,
@@ -304,7 +304,7 @@ describe('webhook delivery to a real receiver', function () {
     let calls = 0
     receiver.answer = () => ({ status: ++calls === 1 ? 500 : 200 })
     const steps = webhookDelivery({
-      uow: world.store.unitOfWork,
+      webhookDeliveries: world.store.repositories.webhookDeliveries,
       webhookSecrets: world.store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 1_000 }),

@@ -43,7 +43,7 @@ const deliveries = 300
 
   const worker = (store: Store): WebhookWorker => {
     const steps = webhookDelivery({
-      uow: store.unitOfWork,
+      webhookDeliveries: store.repositories.webhookDeliveries,
       webhookSecrets: store.repositories.webhookSecrets,
       generator: cryptoWebhookSecrets,
       sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 2_000 }),
