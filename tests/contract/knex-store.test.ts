@@ -12,6 +12,7 @@ import { Knex } from 'knex'
 import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
+import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
@@ -31,6 +32,24 @@ describe('knex store', () => {
     folder = await mkdtemp(join(tmpdir(), 'switchboard-knex-'))
   })
   afterEach(() => rm(folder, { recursive: true, force: true }))
+
+  /**
+   * Runs `test` on a migrated SQLite file store holding organisation `orgA`, with the SQL Knex
+   * reports from then on (reads that skip Knex report nothing), and closes it after.
+   */
+  const withSqliteStore = async (test: (store: Store, throughKnex: string[]) => Promise<void>): Promise<void> => {
+    const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+    try {
+      await migrateToLatest(knex)
+      const store = openKnexStore(knex)
+      await store.repositories.organisations.insert({ id: orgA, name: 'a', createdAt: timestampFromMillis(0) })()
+      const throughKnex: string[] = []
+      knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
+      await test(store, throughKnex)
+    } finally {
+      await knex.destroy()
+    }
+  }
 
   describe('connectKnex', () => {
     it('opens a sqlite file in a folder it creates, with WAL, synchronous NORMAL, foreign keys, no blocking busy wait', async () => {
@@ -118,18 +137,13 @@ describe('knex store', () => {
       }
     })
 
-    it('reads outside a transaction run directly on the SQLite connection, and see only what was committed', async () => {
-      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
-      try {
-        await migrateToLatest(knex)
-        const store = openKnexStore(knex)
-        await store.repositories.organisations.insert({ id: 'org.x', name: 'x', createdAt: timestampFromMillis(0) })()
-        const prospect = { id: 'pro.x', orgId: 'org.x', source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
+    it('reads outside a transaction run directly on the SQLite connection, and see only what was committed', () =>
+      withSqliteStore(async (store, throughKnex) => {
+        const prospect = { id: 'pro.x', orgId: orgA, source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
         await store.repositories.prospects.findOrCreate(prospect)()
-        const throughKnex: string[] = []
-        knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
-        expect(await store.repositories.prospects.findById('org.x', 'pro.x')()).to.deep.equal(E.right(O.some(prospect)))
-        expect((await store.repositories.prospects.list('org.x', { limit: 10, after: null })())._tag).to.equal('Right')
+        throughKnex.length = 0
+        expect(await store.repositories.prospects.findById(orgA, 'pro.x')()).to.deep.equal(E.right(O.some(prospect)))
+        expect((await store.repositories.prospects.list(orgA, { limit: 10, after: null })())._tag).to.equal('Right')
         expect(throughKnex, 'reads that went through Knex').to.deep.equal([])
 
         // While a unit of work holds the connection, a read waits for it: it never sees the unit's
@@ -138,66 +152,44 @@ describe('knex store', () => {
         const gate = new Promise<void>((resolve) => (release = resolve))
         const unit = store.unitOfWork.run((r) =>
           pipe(
-            r.prospects.saveStats('org.x', 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
+            r.prospects.saveStats(orgA, 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
             TE.chain(() => TE.fromTask(() => gate)),
             TE.chainW(() => TE.left('abandoned')),
           ),
         )()
         await new Promise((resolve) => setTimeout(resolve, 20))
-        const during = store.repositories.prospects.findById('org.x', 'pro.x')()
+        const during = store.repositories.prospects.findById(orgA, 'pro.x')()
         await new Promise((resolve) => setTimeout(resolve, 20))
         release()
         expect(await unit).to.deep.equal(E.left('abandoned'))
         const seen = await during
         expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
-      } finally {
-        await knex.destroy()
-      }
-    })
+      }))
 
-    it('commits concurrent units of work on SQLite in groups, one COMMIT for many', async () => {
-      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
-      try {
-        await migrateToLatest(knex)
-        const store = openKnexStore(knex)
-        await store.repositories.organisations.insert({ id: 'org.x', name: 'x', createdAt: timestampFromMillis(0) })()
-        const statements: string[] = []
-        knex.on('query', (query: { sql: string }) => statements.push(query.sql))
+    it('commits concurrent units of work on SQLite in groups, one COMMIT for many', () =>
+      withSqliteStore(async (store, throughKnex) => {
         const units = 20
         const results = await Promise.all(
           Array.from({ length: units }, (_, n) =>
-            store.unitOfWork.run((repositories) => repositories.prospects.findOrCreate({ id: `pro.n${n}`, orgId: 'org.x', source: `source ${n}`, conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(n) }))(),
+            store.unitOfWork.run((repositories) => repositories.prospects.findOrCreate({ id: `pro.n${n}`, orgId: orgA, source: `source ${n}`, conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(n) }))(),
           ),
         )
         expect(results.map((result) => (result._tag === 'Right' ? result.right.id : result))).to.deep.equal(Array.from({ length: units }, (_, n) => `pro.n${n}`))
-        const commits = statements.filter((sql) => /^commit/i.test(sql)).length
-        expect(commits, 'COMMITs for 20 units started in one turn').to.be.within(1, 2)
-        expect(statements.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
-        const page = await store.repositories.prospects.list('org.x', { limit: 100, after: null })()
+        expect(throughKnex.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 units started in one turn').to.be.within(1, 2)
+        expect(throughKnex.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
+        const page = await store.repositories.prospects.list(orgA, { limit: 100, after: null })()
         expect(page._tag === 'Right' ? page.right.items.length : page).to.equal(units)
-      } finally {
-        await knex.destroy()
-      }
-    })
+      }))
 
-    it('on SQLite, plain writes outside a unit of work share group commits too', async () => {
-      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
-      try {
-        await migrateToLatest(knex)
-        const store = openKnexStore(knex)
-        await store.repositories.organisations.insert({ id: orgA, name: 'a', createdAt: timestampFromMillis(0) })()
-        const statements: string[] = []
-        knex.on('query', (query: { sql: string }) => statements.push(query.sql))
+    it('on SQLite, plain writes outside a unit of work share group commits too', () =>
+      withSqliteStore(async (store, throughKnex) => {
         const writes = 20
         const results = await Promise.all(Array.from({ length: writes }, (_, n) => store.repositories.actions.insert(anAction({ id: `act.w${n}` }))()))
         expect(results.every((result) => result._tag === 'Right')).to.equal(true)
-        expect(statements.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 inserts started in one turn').to.be.within(1, 2)
+        expect(throughKnex.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 inserts started in one turn').to.be.within(1, 2)
         const stored = await store.repositories.actions.list(orgA, { limit: 100, after: null })()
         expect(stored._tag === 'Right' ? stored.right.items.map((action) => action.id).sort() : stored).to.deep.equal(Array.from({ length: writes }, (_, n) => `act.w${n}`).sort())
-      } finally {
-        await knex.destroy()
-      }
-    })
+      }))
 
     it('opens an in-memory sqlite database with foreign keys', async () => {
       const knex = connectKnex('sqlite::memory:')
