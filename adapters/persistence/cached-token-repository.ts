@@ -3,6 +3,7 @@ import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { TokenRepository } from '../../application/ports/organisation-repository'
 import { ApiToken } from '../../domain/organisation/organisation'
+import { lruMap } from '../shared/lru-map'
 
 export interface TokenCacheOptions {
   /** How long a found token is served from memory; a revoke made elsewhere shows after at most this. 0 disables. */
@@ -31,23 +32,16 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
   const now = options.now ?? Date.now
   if (ttlMs <= 0 || maxEntries <= 0) return inner
 
-  // Map iteration is insertion order: re-inserting on a hit keeps the least recently used first.
-  const byHash = new Map<string, Entry>()
+  const byHash = lruMap<string, Entry>(maxEntries)
   // Bumped by every revoke, so a lookup that was in flight during one does not cache what it read.
   let generation = 0
 
   const remember = (secretHash: string, token: ApiToken): void => {
-    byHash.delete(secretHash)
     byHash.set(secretHash, { token, found: O.some(token), expiresAt: now() + ttlMs })
-    while (byHash.size > maxEntries) {
-      const oldest = byHash.keys().next().value
-      if (oldest === undefined) break
-      byHash.delete(oldest)
-    }
   }
 
   const forgetToken = (id: string): void => {
-    for (const [hash, entry] of byHash) if (entry.token.id === id) byHash.delete(hash)
+    for (const [hash, entry] of [...byHash.entries()]) if (entry.token.id === id) byHash.delete(hash)
   }
 
   return {
@@ -56,11 +50,8 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
     findBySecretHash: (secretHash) => () => {
       const cached = byHash.get(secretHash)
       if (cached !== undefined) {
+        if (cached.expiresAt > now()) return TE.right(cached.found)()
         byHash.delete(secretHash)
-        if (cached.expiresAt > now()) {
-          byHash.set(secretHash, cached)
-          return TE.right(cached.found)()
-        }
       }
       const started = generation
       return pipe(

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import Ajv, { ErrorObject, Options, ValidateFunction } from 'ajv'
 import Ajv2020 from 'ajv/dist/2020'
 import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
+import { lruMap } from '../shared/lru-map'
 import { JsonObject, JsonValue } from '../../domain/shared/json'
 
 type Dialect = '2020-12' | 'draft-07'
@@ -157,16 +158,13 @@ const check = (schema: JsonObject): ReadonlyArray<string> => {
   }
 }
 
-/** How many outcomes `checked` keeps; the least recently used goes first. */
-const maxRemembered = 500
-
 /**
  * The problems of a schema are a function of its JSON text alone, and compiling it costs about
  * 1.5 ms, so an update that sends back the schema it read is checked once, not on every write.
- * Keyed by a digest of the text, so a large schema costs 64 characters here, not its size.
- * Map iteration is insertion order: re-inserting on a hit keeps the least recently used first.
+ * Keyed by a digest of the text, so a large schema costs 64 characters here, not its size; the
+ * 500 most recently used outcomes are kept.
  */
-const checked = new Map<string, ReadonlyArray<string>>()
+const checked = lruMap<string, ReadonlyArray<string>>(500)
 
 const keyOf = (schema: JsonObject): string | null => {
   try {
@@ -182,17 +180,9 @@ export const ajvJsonSchemaChecker: JsonSchemaChecker = {
     const key = keyOf(schema)
     if (key === null) return check(schema)
     const known = checked.get(key)
-    if (known !== undefined) {
-      checked.delete(key)
-      checked.set(key, known)
-      return known
-    }
+    if (known !== undefined) return known
     const problems = Object.freeze([...check(schema)])
     checked.set(key, problems)
-    if (checked.size > maxRemembered) {
-      const oldest = checked.keys().next().value
-      if (oldest !== undefined) checked.delete(oldest)
-    }
     return problems
   },
 }

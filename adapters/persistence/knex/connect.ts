@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
+import { lruMap } from '../../shared/lru-map'
 import { readDirectlyOn } from './reads'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
@@ -65,25 +66,17 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * driver stops the whole process (health checks, request timeouts) for up to 5 s per statement.
  * So the connection's own busy timeout is 0, and a statement that meets SQLITE_BUSY is tried
  * again after a timer, for `sqliteBusyTimeoutMs` in all; Knex awaits what `all` and `run` return,
- * and keeps the connection meanwhile. As SQLite's busy handler does, only a statement outside a
- * transaction, or the first of one, waits: a transaction that has read cannot wait for the write
- * lock (it could deadlock), so it fails at once and is rolled back.
+ * and keeps the connection meanwhile. Every transaction takes the write lock as it begins
+ * (BEGIN IMMEDIATE, below), so only statements outside a transaction, BEGIN among them, wait: a
+ * statement inside one holds the lock already, and one that still meets SQLITE_BUSY fails at once.
  */
 const manageStatements = (connection: SqliteConnection): void => {
   const prepare = connection.prepare.bind(connection)
-  const kept = new Map<string, SqliteStatement>()
-  // In a transaction that has run nothing since its BEGIN, so holds no lock yet.
-  let untouched = false
+  const kept = lruMap<string, SqliteStatement>(preparedStatements)
 
-  const patient = (sql: string, statement: SqliteStatement): SqliteStatement => {
-    const begins = /^\s*begin\b/i.test(sql)
+  const patient = (statement: SqliteStatement): SqliteStatement => {
     for (const method of ['all', 'run'] as const) {
       const direct = statement[method].bind(statement)
-      const call = (args: unknown[]): unknown => {
-        const result = direct(...args)
-        untouched = begins
-        return result
-      }
       // As SQLite's busy handler counts: pauses adding up to the timeout, each at least 1 ms.
       const retry = async (args: unknown[], first: unknown): Promise<unknown> => {
         let last = first
@@ -92,26 +85,20 @@ const manageStatements = (connection: SqliteConnection): void => {
           await pause(ms)
           paused += ms
           try {
-            return call(args)
+            return direct(...args)
           } catch (error) {
-            if (!isBusy(error)) {
-              untouched = false
-              throw error
-            }
+            if (!isBusy(error)) throw error
             last = error
           }
         }
         throw last
       }
       statement[method] = (...args: unknown[]): unknown => {
-        const mayWait = !connection.inTransaction || untouched
+        const mayWait = !connection.inTransaction
         try {
-          return call(args)
+          return direct(...args)
         } catch (error) {
-          if (!mayWait || !isBusy(error)) {
-            untouched = false
-            throw error
-          }
+          if (!mayWait || !isBusy(error)) throw error
           return retry(args, error)
         }
       }
@@ -121,21 +108,14 @@ const manageStatements = (connection: SqliteConnection): void => {
 
   connection.prepare = (text: string): SqliteStatement => {
     // Every transaction here writes, so it takes the write lock when it begins (and waits for it
-    // there, on timers, as a first statement may): a deferred BEGIN would take it at the first
-    // write, after reads, where SQLite can only fail with SQLITE_BUSY rather than wait.
+    // there, on timers): a deferred BEGIN would take it at the first write, after reads, where
+    // SQLite can only fail with SQLITE_BUSY rather than wait.
     const sql = /^BEGIN;?$/i.test(text.trim()) ? 'BEGIN IMMEDIATE' : text
     let statement = kept.get(sql)
     if (statement === undefined) {
-      statement = patient(sql, prepare(sql) as SqliteStatement)
-      if (kept.size >= preparedStatements) {
-        const oldest = kept.keys().next().value
-        if (oldest !== undefined) kept.delete(oldest)
-      }
-    } else {
-      // Map iteration is insertion order: re-inserting keeps the least recently used first.
-      kept.delete(sql)
+      statement = patient(prepare(sql) as SqliteStatement)
+      kept.set(sql, statement)
     }
-    kept.set(sql, statement)
     return statement
   }
 }
