@@ -91,6 +91,18 @@ export const readCases = (h: () => Harness, routes: RecordRoutes): void => {
   it('404 for an unknown id, a malformed id and an id of another kind', async () => {
     for (const id of routes.unknownIds) expectProblem(await h().a.get(pathOf(routes, id)), 404, 'not_found')
   })
+
+  it('404 names a well-formed unknown id, and repeats nothing else put in its place', async () => {
+    const unknown = `${routes.idPrefix}.doesNotExist42`
+    const named = await h().a.get(pathOf(routes, unknown))
+    expectProblem(named, 404, 'not_found')
+    expect(named.body.detail).to.contain(unknown)
+    const pasted = 'pasted-secret-XYZ'
+    const other = await h().a.get(pathOf(routes, pasted))
+    expectProblem(other, 404, 'not_found')
+    expect(other.text).not.to.contain(pasted)
+    expect(other.body.detail).to.contain(`${routes.idPrefix}.`)
+  })
 }
 
 /** For GET /collection. */
