@@ -2,7 +2,7 @@ import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../../domain/shared/audit'
 import { NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { ActionRepository } from '../ports/action-repository'
-import { removeOrNotFound } from '../shared/use-case-kit'
+import { trueOrNotFound } from '../shared/use-case-kit'
 
 export type DeleteActionError = NotFound | StoreUnavailable
 
@@ -10,4 +10,4 @@ export type DeleteActionError = NotFound | StoreUnavailable
 export const deleteAction =
   (deps: { actions: ActionRepository }) =>
   (actor: Actor, id: string): TE.TaskEither<DeleteActionError, void> =>
-    removeOrNotFound('action', id, (found) => deps.actions.remove(actor.orgId, found))
+    trueOrNotFound('action', id, (found) => deps.actions.remove(actor.orgId, found))

@@ -2,14 +2,14 @@ import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Action } from '../../domain/action/action'
 import { Actor } from '../../domain/shared/audit'
-import { BadQuery, NotFound, notFound, StoreUnavailable } from '../../domain/shared/errors'
+import { BadQuery, NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { Clock } from '../ports/clock'
 import { Page } from '../ports/paging'
 import { UnitOfWork } from '../ports/unit-of-work'
 import { ActionRepository } from '../ports/action-repository'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { QueryReader, RawQuery } from '../shared/list-query'
-import { findOrNotFound } from '../shared/use-case-kit'
+import { trueOrNotFound, findOrNotFound } from '../shared/use-case-kit'
 
 export type LinkError = NotFound | StoreUnavailable
 
@@ -19,7 +19,7 @@ export const linkAction =
   (actor: Actor, agentId: string, actionId: string): TE.TaskEither<LinkError, void> =>
     deps.uow.run((repos) =>
       pipe(
-        findOrNotFound('ai-agent', agentId, (id) => repos.agents.findById(actor.orgId, id)),
+        trueOrNotFound('ai-agent', agentId, (id) => repos.agents.exists(actor.orgId, id)),
         TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
         TE.chainW(() => repos.agents.link(actor.orgId, agentId, actionId, deps.clock.now())),
       ),
@@ -31,10 +31,9 @@ export const unlinkAction =
   (actor: Actor, agentId: string, actionId: string): TE.TaskEither<LinkError, void> =>
     deps.uow.run((repos) =>
       pipe(
-        findOrNotFound('ai-agent', agentId, (id) => repos.agents.findById(actor.orgId, id)),
+        trueOrNotFound('ai-agent', agentId, (id) => repos.agents.exists(actor.orgId, id)),
         TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
-        TE.chainW(() => repos.agents.unlink(actor.orgId, agentId, actionId)),
-        TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound('action', actionId)))),
+        TE.chainW(() => trueOrNotFound('action', actionId, (id) => repos.agents.unlink(actor.orgId, agentId, id))),
       ),
     )
 
@@ -46,7 +45,7 @@ export const listAgentActions =
   (actor: Actor, agentId: string, query: RawQuery): TE.TaskEither<ListAgentActionsError, Page<Action>> => {
     const reader = new QueryReader(query, [])
     return pipe(
-      findOrNotFound('ai-agent', agentId, (id) => deps.agents.findById(actor.orgId, id)),
+      trueOrNotFound('ai-agent', agentId, (id) => deps.agents.exists(actor.orgId, id)),
       TE.chainEitherKW(() => reader.result(reader.page())),
       TE.chainW((page) => deps.actions.listLinkedToAgent(actor.orgId, agentId, page)),
     )

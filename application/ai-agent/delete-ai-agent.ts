@@ -2,7 +2,7 @@ import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../../domain/shared/audit'
 import { NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
-import { removeOrNotFound } from '../shared/use-case-kit'
+import { trueOrNotFound } from '../shared/use-case-kit'
 
 export type DeleteAiAgentError = NotFound | StoreUnavailable
 
@@ -10,4 +10,4 @@ export type DeleteAiAgentError = NotFound | StoreUnavailable
 export const deleteAiAgent =
   (deps: { agents: AiAgentRepository }) =>
   (actor: Actor, id: string): TE.TaskEither<DeleteAiAgentError, void> =>
-    removeOrNotFound('ai-agent', id, (found) => deps.agents.remove(actor.orgId, found))
+    trueOrNotFound('ai-agent', id, (found) => deps.agents.remove(actor.orgId, found))

@@ -1,6 +1,4 @@
-import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
-import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { Conversation, newConversation } from '../../domain/conversation/conversation'
 import { newProspect, withConversation } from '../../domain/prospect/prospect'
@@ -33,8 +31,8 @@ export const createConversation =
       TE.chainW((fields) =>
         deps.uow.run((repos) =>
           pipe(
-            isIdOf('ai-agent', fields.agentId) ? repos.agents.findById(actor.orgId, fields.agentId) : TE.right(O.none),
-            TE.chainEitherKW(E.fromOption(() => unknownAgent)),
+            isIdOf('ai-agent', fields.agentId) ? repos.agents.exists(actor.orgId, fields.agentId) : TE.right(false),
+            TE.chainW((known) => (known ? TE.right(undefined) : TE.left(unknownAgent))),
             TE.chainW(() => {
               const now = deps.clock.now()
               const source = prospectSourceOf(deps.phones, fields.source, fields.sourceType)

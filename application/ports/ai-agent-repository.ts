@@ -9,6 +9,8 @@ import { Page, PageRequest } from './paging'
 export interface AiAgentRepository {
   /** The agent, or none when it does not exist in this organisation. */
   readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<AiAgent>>
+  /** Whether the agent exists in this organisation: what a 404 check needs, without reading the agent. */
+  readonly exists: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
   /** The organisation's agents ordered by (createdAt, id). */
   readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<AiAgent>>
   /** Stores a new agent (its id is new). */

@@ -44,6 +44,23 @@ export const findOrNotFound = <A>(
       )
     : TE.left(notFound(entity, id))
 
+/**
+ * Nothing when `ask` answers true for the id, NotFound when it answers false: for the questions
+ * that need no record back, whether one exists or whether one was removed. An id that cannot be of
+ * this kind is NotFound without a trip to the store.
+ */
+export const trueOrNotFound = (
+  entity: EntityKind,
+  id: string,
+  ask: (id: string) => TE.TaskEither<StoreUnavailable, boolean>,
+): TE.TaskEither<NotFound | StoreUnavailable, void> =>
+  isIdOf(entity, id)
+    ? pipe(
+        ask(id),
+        TE.chainW((yes) => (yes ? TE.right(undefined) : TE.left(notFound(entity, id)))),
+      )
+    : TE.left(notFound(entity, id))
+
 /** An optimistic write lost to a concurrent one; the whole read-modify-write is tried again. */
 export interface WriteConflict {
   readonly _tag: 'WriteConflict'
@@ -127,16 +144,3 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
       TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
     ),
   )
-
-/** Removes a record of the caller's organisation, or NotFound when there is none to remove. */
-export const removeOrNotFound = (
-  entity: EntityKind,
-  id: string,
-  remove: (id: string) => TE.TaskEither<StoreUnavailable, boolean>,
-): TE.TaskEither<NotFound | StoreUnavailable, void> =>
-  isIdOf(entity, id)
-    ? pipe(
-        remove(id),
-        TE.chainW((removed) => (removed ? TE.right(undefined) : TE.left(notFound(entity, id)))),
-      )
-    : TE.left(notFound(entity, id))

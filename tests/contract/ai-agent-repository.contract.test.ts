@@ -46,6 +46,17 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
     remove: (store) => store.repositories.agents.remove,
   })
 
+  describe('exists', () => {
+    it('is true for a stored agent in its own organisation only, and false once it is removed', async () => {
+      await right(agents().insert(anAiAgent()))
+      expect(await right(agents().exists(orgA, 'aia.g1'))).to.equal(true)
+      expect(await right(agents().exists(orgB, 'aia.g1'))).to.equal(false)
+      expect(await right(agents().exists(orgA, 'aia.unknown'))).to.equal(false)
+      await right(agents().remove(orgA, 'aia.g1'))
+      expect(await right(agents().exists(orgA, 'aia.g1'))).to.equal(false)
+    })
+  })
+
   describe('link and unlink', () => {
     beforeEach(async () => {
       await right(store().repositories.agents.insert(anAiAgent()))

@@ -19,6 +19,7 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
       const row: AiAgentRow | undefined = await firstRow(db('ai_agents').where({ org_id: orgId, id }))
       return O.fromNullable(row === undefined ? undefined : aiAgentFromRow(row))
     }),
+  exists: (orgId, id) => attempt(async () => (await firstRow(db('ai_agents').where({ org_id: orgId, id }).select('id'))) !== undefined),
   list: (orgId, page) =>
     attempt(async () => {
       const rows = await rowsOf<AiAgentRow>(db('ai_agents').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))

@@ -7,6 +7,7 @@ const createdAtOf = (agent: AiAgent): string => agent.createdAt
 
 export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository => ({
   findById: (orgId, id) => access((state) => ownedCopy(orgId, state.agents.get(id))),
+  exists: (orgId, id) => access((state) => state.agents.get(id)?.orgId === orgId),
   list: (orgId, page) =>
     access((state) =>
       pageOfRecords(
