@@ -12,6 +12,7 @@ import { Knex } from 'knex'
 import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
+import { compiledFirst, compiledRead } from '../../adapters/persistence/knex/reads'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -135,6 +136,79 @@ describe('knex store', () => {
       } finally {
         await knex.destroy()
       }
+    })
+
+    describe('compiled reads', () => {
+      /** Runs `test` on an in-memory SQLite database with a table of (id, org, n) rows. */
+      const withRows = async (test: (knex: Knex) => Promise<void>): Promise<void> => {
+        const knex = connectKnex('sqlite::memory:')
+        try {
+          await knex.schema.createTable('items', (table) => {
+            table.text('id').primary()
+            table.text('org').notNullable()
+            table.integer('n').notNullable()
+          })
+          await knex('items').insert(['a', 'b', 'c', 'd'].flatMap((id, n) => [{ id, org: 'o1', n }, { id: `${id}2`, org: 'o2', n: n + 10 }]))
+          await test(knex)
+        } finally {
+          await knex.destroy()
+        }
+      }
+
+      it('compile once per shape, then run with each call\'s values, giving what the query built afresh gives', () =>
+        withRows(async (knex) => {
+          let built = 0
+          const read = compiledRead(
+            (db, value, shape: { readonly above: boolean }) => {
+              built += 1
+              const query = db('items').where('org', value(0)).orderBy('id').select('id', 'n')
+              return shape.above ? query.where('n', '>', value(1)) : query
+            },
+            (shape) => (shape.above ? 'above' : 'all'),
+          )
+          expect(await read(knex, ['o1', null], { above: false })).to.deep.equal([{ id: 'a', n: 0 }, { id: 'b', n: 1 }, { id: 'c', n: 2 }, { id: 'd', n: 3 }])
+          expect(await read(knex, ['o2', null], { above: false })).to.deep.equal([{ id: 'a2', n: 10 }, { id: 'b2', n: 11 }, { id: 'c2', n: 12 }, { id: 'd2', n: 13 }])
+          expect(await read(knex, ['o1', 1], { above: true })).to.deep.equal([{ id: 'c', n: 2 }, { id: 'd', n: 3 }])
+          expect(await read(knex, ['o2', 12], { above: true })).to.deep.equal([{ id: 'd2', n: 13 }])
+          expect(await read(knex, ['nobody', 0], { above: true })).to.deep.equal([])
+          expect(built, 'queries built: one per shape').to.equal(2)
+
+          // In a transaction Knex runs the same texts, in the transaction's turn.
+          await knex.transaction(async (trx) => {
+            await trx('items').insert({ id: 'e', org: 'o1', n: 4 })
+            expect(await read(trx, ['o1', 2], { above: true })).to.deep.equal([{ id: 'd', n: 3 }, { id: 'e', n: 4 }])
+            expect(await read(trx, ['o2', null], { above: false })).to.have.length(4)
+          })
+          expect(built).to.equal(2)
+        }))
+
+      it('build a query that writes a value into its text afresh on every call', () =>
+        withRows(async (knex) => {
+          let built = 0
+          const read = compiledRead((db, value) => {
+            built += 1
+            // A limit is written into the text (limit.ts), so a value can't stand for it.
+            return db('items').where('org', 'o1').orderBy('id').select('id').limit(Number(value(0)), { skipBinding: true })
+          })
+          expect(await read(knex, [1], undefined)).to.deep.equal([{ id: 'a' }])
+          expect(await read(knex, [3], undefined)).to.deep.equal([{ id: 'a' }, { id: 'b' }, { id: 'c' }])
+          expect(built, 'the marked build, then one per call').to.equal(3)
+        }))
+
+      it('compiledFirst reads the first row or undefined, the limit written in', () =>
+        withRows(async (knex) => {
+          const statements: string[] = []
+          knex.on('query', (query: { sql: string }) => statements.push(query.sql))
+          const byId = compiledFirst((db, value) => db('items').where({ org: value(0), id: value(1) }))
+          expect(await byId(knex, ['o2', 'b2'])).to.deep.equal({ id: 'b2', org: 'o2', n: 11 })
+          expect(await byId(knex, ['o1', 'b2'])).to.equal(undefined)
+          await knex.transaction(async (trx) => {
+            expect(await byId(trx, ['o1', 'c'])).to.deep.equal({ id: 'c', org: 'o1', n: 2 })
+          })
+          expect(statements.filter((sql) => sql.startsWith('select')), 'only the read in the transaction goes through Knex').to.deep.equal([
+            'select * from `items` where `org` = ? and `id` = ? limit 1',
+          ])
+        }))
     })
 
     it('reads outside a transaction run directly on the SQLite connection, and see only what was committed', () =>

@@ -1,6 +1,7 @@
 import { Knex } from 'knex'
 import { Cursor, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
 import { limitTo } from './limit'
+import { Binding, ValueAt } from './reads'
 
 /**
  * Limits a query to the rows after the cursor in (key, id) order, and orders and limits it for
@@ -27,3 +28,23 @@ export const pageOfRows = <R, T>(
   fromRow: (row: R) => T,
   cursorOf: (item: T) => Cursor,
 ): Page<T> => pageFrom(rows.map(fromRow), page.limit, cursorOf)
+
+/** What a compiled keyset read's text depends on: the page's size and whether it has a cursor. */
+export interface PageShape {
+  readonly limit: number
+  readonly afterCursor: boolean
+}
+
+export const pageShapeOf = (page: PageRequest): PageShape => ({ limit: page.limit, afterCursor: page.after !== null })
+
+export const pageShapeKey = (shape: PageShape): string => `${shape.limit}${shape.afterCursor ? ' after' : ''}`
+
+/** The cursor's two values, as a compiled keyset read takes them (null for a first page). */
+export const cursorValues = (page: PageRequest): [Binding, Binding] => [page.after?.key ?? null, page.after?.id ?? null]
+
+/** `keysetPage` in a compiled read, the cursor's key and id being its values at `first` and `first + 1`. */
+export const compiledKeysetPage = (keyColumn: string, idColumn: string, shape: PageShape, value: ValueAt, first: number) =>
+  keysetPage(keyColumn, idColumn, {
+    limit: shape.limit,
+    after: shape.afterCursor ? { key: value(first) as string, id: value(first + 1) as string } : null,
+  })

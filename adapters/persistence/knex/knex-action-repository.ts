@@ -3,38 +3,53 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from './attempt'
-import { firstRow, rowsOf } from './reads'
-import { keysetPage, pageOfRows } from './keyset-page'
+import { compiledFirst, compiledRead } from './reads'
+import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
 const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
+
+const byId = compiledFirst((db, value) => db('actions').where({ org_id: value(0), id: value(1) }))
+
+const byOrganisation = compiledRead(
+  (db, value, page: PageShape) => db('actions').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
+  pageShapeKey,
+)
+
+/**
+ * The agent's links first, then each action by its key, so the cost follows the agent's links,
+ * not the organisation's actions. Left to choose, SQLite (which has no statistics) walks every
+ * action of the organisation in (created_at, id) order to spare a sort; CROSS JOIN is its
+ * documented way to fix the join order. PostgreSQL plans from statistics, and takes no join
+ * condition on a CROSS JOIN. Values: organisation, agent, the cursor's two, then the triggers.
+ */
+const linkedToAgent = compiledRead(
+  (db, value, shape: { readonly page: PageShape; readonly triggers: number | undefined }) => {
+    const links = db('agent_actions as l').where({ 'l.org_id': value(0), 'l.agent_id': value(1) })
+    const joined =
+      db.client.dialect === 'sqlite3' ? links.crossJoin('actions as a', 'a.id', 'l.action_id') : links.join('actions as a', 'a.id', 'l.action_id')
+    if (shape.triggers !== undefined) void joined.whereIn('a.invocation_trigger', Array.from({ length: shape.triggers }, (_, i) => value(4 + i)))
+    return joined.where('a.org_id', value(0)).select('a.*').modify(compiledKeysetPage('a.created_at', 'a.id', shape.page, value, 2))
+  },
+  (shape) => `${pageShapeKey(shape.page)} ${shape.triggers ?? 'all'}`,
+)
 
 /** Actions in `db`, a Knex instance or a transaction. Links go with their action by ON DELETE CASCADE. */
 export const knexActionRepository = (db: Knex): ActionRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ActionRow | undefined = await firstRow(db('actions').where({ org_id: orgId, id }))
+      const row = await byId<ActionRow>(db, [orgId, id])
       return O.fromNullable(row === undefined ? undefined : actionFromRow(row))
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows = await rowsOf<ActionRow>(db('actions').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
+      const rows = await byOrganisation<ActionRow>(db, [orgId, ...cursorValues(page)], pageShapeOf(page))
       return pageOfRows(rows, page, actionFromRow, cursorOf)
     }),
   listLinkedToAgent: (orgId, agentId, page, triggers) =>
     attempt(async () => {
-      // The agent's links first, then each action by its key, so the cost follows the agent's
-      // links, not the organisation's actions. Left to choose, SQLite (which has no statistics)
-      // walks every action of the organisation in (created_at, id) order to spare a sort; CROSS
-      // JOIN is its documented way to fix the join order. PostgreSQL plans from statistics, and
-      // takes no join condition on a CROSS JOIN.
-      const links = db('agent_actions as l').where({ 'l.org_id': orgId, 'l.agent_id': agentId })
-      const joined =
-        db.client.dialect === 'sqlite3'
-          ? links.crossJoin('actions as a', 'a.id', 'l.action_id')
-          : links.join('actions as a', 'a.id', 'l.action_id')
-      if (triggers !== undefined) void joined.whereIn('a.invocation_trigger', triggers)
-      const rows = await rowsOf<ActionRow>(joined.where('a.org_id', orgId).select('a.*').modify(keysetPage('a.created_at', 'a.id', page)))
+      const values = [orgId, agentId, ...cursorValues(page), ...(triggers ?? [])]
+      const rows = await linkedToAgent<ActionRow>(db, values, { page: pageShapeOf(page), triggers: triggers?.length })
       return pageOfRows(rows, page, actionFromRow, cursorOf)
     }),
   insert: (action) =>

@@ -3,11 +3,20 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from './attempt'
-import { firstRow, rowsOf } from './reads'
-import { keysetPage, pageOfRows } from './keyset-page'
+import { compiledFirst, compiledRead, firstRow } from './reads'
+import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
 const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
+
+const byId = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }))
+
+const idById = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }).select('id'))
+
+const byOrganisation = compiledRead(
+  (db, value, page: PageShape) => db('ai_agents').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
+  pageShapeKey,
+)
 
 /**
  * Agents and their links in `db`, a Knex instance or a transaction. Removing an agent drops its
@@ -16,13 +25,13 @@ const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
 export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: AiAgentRow | undefined = await firstRow(db('ai_agents').where({ org_id: orgId, id }))
+      const row = await byId<AiAgentRow>(db, [orgId, id])
       return O.fromNullable(row === undefined ? undefined : aiAgentFromRow(row))
     }),
-  exists: (orgId, id) => attempt(async () => (await firstRow(db('ai_agents').where({ org_id: orgId, id }).select('id'))) !== undefined),
+  exists: (orgId, id) => attempt(async () => (await idById(db, [orgId, id])) !== undefined),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows = await rowsOf<AiAgentRow>(db('ai_agents').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
+      const rows = await byOrganisation<AiAgentRow>(db, [orgId, ...cursorValues(page)], pageShapeOf(page))
       return pageOfRows(rows, page, aiAgentFromRow, cursorOf)
     }),
   insert: (agent) =>

@@ -1,24 +1,43 @@
 import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
-import { ConversationFilter, ConversationRepository } from '../../../application/ports/conversation-repository'
+import { ConversationRepository } from '../../../application/ports/conversation-repository'
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
-import { firstRow, rowsOf } from './reads'
-import { keysetPage, pageOfRows } from './keyset-page'
+import { compiledFirst, compiledRead, firstRow } from './reads'
+import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
 const cursorOf = (conversation: Conversation) => ({ key: conversation.timestampStart, id: conversation.id })
 
-const filtered =
-  (filter: ConversationFilter) =>
-  (query: Knex.QueryBuilder): void => {
-    if (filter.agentId !== undefined) void query.where('ai_agent_id', filter.agentId)
-    if (filter.prospectId !== undefined) void query.where('prospect_id', filter.prospectId)
-    if (filter.status !== undefined) void query.where('status', filter.status)
-    if (filter.from !== undefined) void query.where('timestamp_start', '>=', filter.from)
-    if (filter.to !== undefined) void query.where('timestamp_start', '<', filter.to)
-  }
+const byId = compiledFirst((db, value) => db('conversations').where({ org_id: value(0), id: value(1) }))
+
+/** The filter's conditions, in the order of their values after the organisation and the cursor. */
+const filterConditions = [
+  { field: 'agentId', column: 'ai_agent_id', operator: '=' },
+  { field: 'prospectId', column: 'prospect_id', operator: '=' },
+  { field: 'status', column: 'status', operator: '=' },
+  { field: 'from', column: 'timestamp_start', operator: '>=' },
+  { field: 'to', column: 'timestamp_start', operator: '<' },
+] as const
+
+interface ListShape {
+  readonly page: PageShape
+  /** Which of `filterConditions` apply. */
+  readonly filtered: ReadonlyArray<boolean>
+}
+
+/** Values: organisation, the cursor's two, then one per `filterConditions` (null where it does not apply). */
+const listed = compiledRead(
+  (db, value, shape: ListShape) => {
+    const query = db('conversations').where('org_id', value(0))
+    filterConditions.forEach((condition, i) => {
+      if (shape.filtered[i]) void query.where(condition.column, condition.operator, value(3 + i))
+    })
+    return query.modify(compiledKeysetPage('timestamp_start', 'id', shape.page, value, 1))
+  },
+  (shape) => `${pageShapeKey(shape.page)} ${shape.filtered.map((applies) => (applies ? 1 : 0)).join('')}`,
+)
 
 interface StatsRow {
   readonly conversation_count?: number | string
@@ -29,14 +48,14 @@ interface StatsRow {
 export const knexConversationRepository = (db: Knex): ConversationRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ConversationRow | undefined = await firstRow(db('conversations').where({ org_id: orgId, id }))
+      const row = await byId<ConversationRow>(db, [orgId, id])
       return O.fromNullable(row === undefined ? undefined : conversationFromRow(row))
     }),
   list: (orgId, filter, page) =>
     attempt(async () => {
-      const rows = await rowsOf<ConversationRow>(
-        db('conversations').where('org_id', orgId).modify(filtered(filter)).modify(keysetPage('timestamp_start', 'id', page)),
-      )
+      const filterValues = filterConditions.map((condition) => filter[condition.field] ?? null)
+      const shape = { page: pageShapeOf(page), filtered: filterValues.map((value) => value !== null) }
+      const rows = await listed<ConversationRow>(db, [orgId, ...cursorValues(page), ...filterValues], shape)
       return pageOfRows(rows, page, conversationFromRow, cursorOf)
     }),
   insert: (conversation) =>

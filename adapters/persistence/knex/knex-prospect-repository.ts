@@ -3,21 +3,28 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from './attempt'
-import { firstRow, rowsOf } from './reads'
-import { keysetPage, pageOfRows } from './keyset-page'
+import { compiledFirst, compiledRead, firstRow } from './reads'
+import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
 const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospect.id })
 
+const byId = compiledFirst((db, value) => db('prospects').where({ org_id: value(0), id: value(1) }))
+
+const byOrganisation = compiledRead(
+  (db, value, page: PageShape) => db('prospects').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
+  pageShapeKey,
+)
+
 export const knexProspectRepository = (db: Knex): ProspectRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row: ProspectRow | undefined = await firstRow(db('prospects').where({ org_id: orgId, id }))
+      const row = await byId<ProspectRow>(db, [orgId, id])
       return O.fromNullable(row === undefined ? undefined : prospectFromRow(row))
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows = await rowsOf<ProspectRow>(db('prospects').where('org_id', orgId).modify(keysetPage('created_at', 'id', page)))
+      const rows = await byOrganisation<ProspectRow>(db, [orgId, ...cursorValues(page)], pageShapeOf(page))
       return pageOfRows(rows, page, prospectFromRow, cursorOf)
     }),
   findOrCreate: (candidate, options = {}) =>
