@@ -118,11 +118,27 @@ export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics =
   // Zero series for every outcome, so a rate() query works before the first delivery.
   for (const outcome of ['delivered', 'retrying', 'failed'] as const) webhookOutcomes.inc({ outcome }, 0)
 
+  // The series of each (method, route, status), found once: prom-client hashes a label set on
+  // every call that names one, and a request names its set twice. The sets are bounded: Node
+  // parses only known methods, routes are templates or `unmatched`, and statuses are ours.
+  const series = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>()
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${route} ${status}`
+    let found = series.get(key)
+    if (found === undefined) {
+      const counted = requests.labels(method, route, status)
+      const timed = latency.labels(method, route, status)
+      found = { count: () => counted.inc(), time: (seconds) => timed.observe(seconds) }
+      series.set(key, found)
+    }
+    return found
+  }
+
   return {
     observeRequest: ({ method, route, status, seconds }) => {
-      const labels = { method, route: route ?? unmatchedRoute, status: String(status) }
-      requests.inc(labels)
-      latency.observe(labels, seconds)
+      const observed = seriesOf(method, route ?? unmatchedRoute, String(status))
+      observed.count()
+      observed.time(seconds)
     },
     recordWebhookOutcome: (outcome) => webhookOutcomes.inc({ outcome }),
     setWebhookQueueDepth: (depth) => webhookQueue.set(Math.max(0, depth)),

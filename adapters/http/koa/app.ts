@@ -75,6 +75,8 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     const storeFailure: unknown = ctx.state.storeFailure
     const route = routeTemplate(router, ctx)
     metrics.observeRequest({ method: ctx.method, route, status: ctx.status, seconds: durationMs / 1000 })
+    // Checked first so that a silent logger costs no log record.
+    if (!options.logger.isLevelEnabled('info')) return
     options.logger.info(
       {
         requestId,
