@@ -8,6 +8,7 @@ import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-m
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { renderProblem } from './respond'
+import { turnEnds } from './turn-ends'
 import { actionRoutes } from './routes/action-routes'
 import { aiAgentRoutes } from './routes/ai-agent-routes'
 import { conversationRoutes } from './routes/conversation-routes'
@@ -45,6 +46,7 @@ const routeTemplate = (router: Router, ctx: Context): string | null => {
 /** Koa over the use cases: the only place that knows about HTTP. */
 export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   const app = new Koa()
+  const endOfTurn = turnEnds()
   app.proxy = false
   const router = new Router()
   const metrics = options.metrics ?? createPrometheusMetrics({ process: false })
@@ -71,6 +73,14 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
       options.logger.error({ err: error, requestId }, 'unhandled error')
       renderProblem(ctx, internalErrorProblem)
     }
+    // Koa would turn a JSON body into text as it writes it; it is done before the wait, so that
+    // a batch of answers holds their texts rather than the objects they were made from (a page
+    // of 100 conversations is megabytes of them).
+    const body: unknown = ctx.body
+    if (Array.isArray(body) || (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype)) {
+      ctx.body = JSON.stringify(body)
+    }
+    await endOfTurn()
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6
     const storeFailure: unknown = ctx.state.storeFailure
     const route = routeTemplate(router, ctx)
