@@ -7,6 +7,7 @@ import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
+import { jsonText } from './json-text'
 import { renderProblem } from './respond'
 import { turnEnds } from './turn-ends'
 import { actionRoutes } from './routes/action-routes'
@@ -73,12 +74,12 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
       options.logger.error({ err: error, requestId }, 'unhandled error')
       renderProblem(ctx, internalErrorProblem)
     }
-    // Koa would turn a JSON body into text as it writes it; it is done before the wait, so that
-    // a batch of answers holds their texts rather than the objects they were made from (a page
-    // of 100 conversations is megabytes of them).
+    // Koa would turn a JSON body into text as it writes it; it is done here, before the wait, so
+    // that a batch of answers holds their texts rather than the objects they were made from (a
+    // page of 100 conversations is megabytes of them), and stored JSON goes out as stored.
     const body: unknown = ctx.body
     if (Array.isArray(body) || (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype)) {
-      ctx.body = JSON.stringify(body)
+      ctx.body = jsonText(body)
     }
     await endOfTurn()
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6

@@ -2,19 +2,27 @@ import { Action } from '../../../domain/action/action'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Prospect } from '../../../domain/prospect/prospect'
+import { storedJsonOf } from '../../shared/stored-json'
+import { JsonFragment } from './json-text'
 
 /**
  * Records as the contract returns them (section 3): every key always present, in a fixed order,
  * null where there is no value. The version is not a field; it travels as the ETag.
  */
 
+/** A JSON field as its stored text when the record was read with it (stored-json.ts), else its value. */
+const stored = <R extends object, K extends keyof R & string>(record: R, field: K): R[K] | JsonFragment => {
+  const text = storedJsonOf(record, field)
+  return text === undefined ? record[field] : new JsonFragment(text)
+}
+
 export const actionJson = (a: Action) => ({
   id: a.id,
   orgId: a.orgId,
   name: a.name,
   description: a.description,
-  parameters: a.parameters,
-  endpoint: a.endpoint,
+  parameters: stored(a, 'parameters'),
+  endpoint: stored(a, 'endpoint'),
   invocationTrigger: a.invocationTrigger,
   userWaitingText: a.userWaitingText,
   userSuccessText: a.userSuccessText,
@@ -34,10 +42,10 @@ export const aiAgentJson = (a: AiAgent) => ({
   role: a.role,
   roleDescription: a.roleDescription,
   timezone: a.timezone,
-  mission: a.mission,
-  voice: a.voice,
-  transcriber: a.transcriber,
-  intelligenceProvider: a.intelligenceProvider,
+  mission: stored(a, 'mission'),
+  voice: stored(a, 'voice'),
+  transcriber: stored(a, 'transcriber'),
+  intelligenceProvider: stored(a, 'intelligenceProvider'),
   createdBy: a.createdBy,
   createdAt: a.createdAt,
   updatedBy: a.updatedBy,
@@ -53,11 +61,11 @@ export const conversationJson = (c: Conversation) => ({
   aiAgentId: c.aiAgentId,
   timestampStart: c.timestampStart,
   timestampEnd: c.timestampEnd,
-  transcriptText: c.transcriptText,
+  transcriptText: stored(c, 'transcriptText'),
   transcriptSummary: c.transcriptSummary,
   transcriptRecordingUrl: c.transcriptRecordingUrl,
-  conversationAnalytics: c.conversationAnalytics,
-  adminComments: c.adminComments,
+  conversationAnalytics: stored(c, 'conversationAnalytics'),
+  adminComments: stored(c, 'adminComments'),
   status: c.status,
   createdBy: c.createdBy,
   createdAt: c.createdAt,

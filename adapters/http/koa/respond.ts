@@ -7,6 +7,7 @@ import { StoredResponse } from '../../../application/ports/idempotency-repositor
 import { Page } from '../../../application/ports/paging'
 import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
 import { IfMatch } from '../../../application/shared/use-case-kit'
+import { jsonText } from './json-text'
 import { Failure, HttpFailure, Problem, problemBody, problemOf } from './problem'
 
 export const renderProblem = (ctx: Context, problem: Problem): void => {
@@ -44,7 +45,7 @@ export const sendRecord = (ctx: Context, status: number, body: object, version?:
  * when the same request comes back with its Idempotency-Key.
  */
 export const recordAnswer = (status: number, body: object, version?: number): StoredResponse => {
-  const text = JSON.stringify(body)
+  const text = jsonText(body)
   const etag = version === undefined ? `"c${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"` : etagOf(version)
   return { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ETag: etag }, body: text }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
+import { types as pgTypes } from 'pg'
 import { lruMap } from '../../shared/lru-map'
 import { readDirectlyOn } from './reads'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
@@ -194,6 +195,20 @@ const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
   return instance
 }
 
+/** PostgreSQL's type id of `json`, the type of every JSON column (migrations 001 and 002). */
+const jsonTypeId = 114
+
+/**
+ * `pg`'s parsers, but for `json`, which comes back as the text the column holds (the type keeps
+ * it as written): the entities read it when they need it, and answers send it as it is
+ * (adapters/shared/stored-json.ts), as on SQLite. Given to each client, not set on the module,
+ * so that a program embedding the service keeps its own parsers.
+ */
+const pgTypeParsers = {
+  getTypeParser: (id: number, format: string): unknown =>
+    id === jsonTypeId && format !== 'binary' ? (text: string) => text : pgTypes.getTypeParser(id, format === 'binary' ? 'binary' : 'text'),
+}
+
 /**
  * PostgreSQL through a pool of `pg` clients. A connection the server drops (a restart, a failover,
  * an idle timeout) is marked disposed by Knex and replaced on the next acquire, so the pool recovers
@@ -211,6 +226,7 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
       // Notices a peer that vanished without closing the connection (a failover, a cut network).
       keepAlive: true,
       application_name: 'switchboard',
+      types: pgTypeParsers,
     },
     log: quiet,
     // A query waits for a free connection this long; never less than opening a new one may take.

@@ -3,26 +3,18 @@
  * SQLite and PostgreSQL's `json` keep as written, and read back from text or from the value `pg` parsed.
  * Timestamps are canonical ISO text on every store, so they need no conversion.
  */
-import { Action, ActionEndpoint, InvocationTrigger } from '../../../domain/action/action'
-import { AgentStatus, AiAgent, Mission, Voice } from '../../../domain/ai-agent/ai-agent'
-import {
-  Comment,
-  Conversation,
-  ConversationAnalytics,
-  ConversationStatus,
-  DialogLine,
-  SourceType,
-} from '../../../domain/conversation/conversation'
+import { Action, InvocationTrigger } from '../../../domain/action/action'
+import { AgentStatus, AiAgent } from '../../../domain/ai-agent/ai-agent'
+import { Conversation, ConversationStatus, SourceType } from '../../../domain/conversation/conversation'
 import { ApiToken, Organisation } from '../../../domain/organisation/organisation'
 import { Prospect } from '../../../domain/prospect/prospect'
-import { JsonObject } from '../../../domain/shared/json'
 import { Timestamp } from '../../../domain/shared/time'
+import { fromJsonColumn, withStoredJson } from '../../shared/stored-json'
 
 /** JSON text for a JSON column; SQL NULL for null so that `IS NULL` means what it says. */
 export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
-export const fromJson = <T>(value: unknown): T | null =>
-  value === null || value === undefined ? null : ((typeof value === 'string' ? JSON.parse(value) : value) as T)
+export const fromJson = fromJsonColumn
 
 const timestamp = (value: unknown): Timestamp => value as Timestamp
 
@@ -130,19 +122,22 @@ export const actionToRow = (action: Action): ActionRow => ({
   ...auditToRow(action),
 })
 
-export const actionFromRow = (row: ActionRow): Action => ({
-  id: row.id,
-  orgId: row.org_id,
-  name: row.name,
-  description: row.description,
-  parameters: fromJson<JsonObject>(row.parameters),
-  endpoint: fromJson<ActionEndpoint>(row.endpoint),
-  invocationTrigger: row.invocation_trigger as InvocationTrigger | null,
-  userWaitingText: row.user_waiting_text,
-  userSuccessText: row.user_success_text,
-  userErrorText: row.user_error_text,
-  ...auditFromRow(row),
-})
+/** An action read from its row; its JSON fields are parsed when first read (stored-json.ts). */
+export const actionFromRow = (row: ActionRow): Action =>
+  withStoredJson<Action, 'parameters' | 'endpoint'>(
+    {
+      id: row.id,
+      orgId: row.org_id,
+      name: row.name,
+      description: row.description,
+      invocationTrigger: row.invocation_trigger as InvocationTrigger | null,
+      userWaitingText: row.user_waiting_text,
+      userSuccessText: row.user_success_text,
+      userErrorText: row.user_error_text,
+      ...auditFromRow(row),
+    },
+    { parameters: row.parameters, endpoint: row.endpoint },
+  )
 
 export interface AiAgentRow extends AuditRow {
   readonly id: string
@@ -175,21 +170,22 @@ export const aiAgentToRow = (agent: AiAgent): AiAgentRow => ({
   ...auditToRow(agent),
 })
 
-export const aiAgentFromRow = (row: AiAgentRow): AiAgent => ({
-  id: row.id,
-  orgId: row.org_id,
-  name: row.name,
-  imageUrl: row.image_url,
-  status: row.status as AgentStatus,
-  role: row.role,
-  roleDescription: row.role_description,
-  timezone: row.timezone,
-  mission: fromJson<Mission>(row.mission),
-  voice: fromJson<Voice>(row.voice),
-  transcriber: fromJson<JsonObject>(row.transcriber),
-  intelligenceProvider: fromJson<JsonObject>(row.intelligence_provider),
-  ...auditFromRow(row),
-})
+/** An agent read from its row; its JSON fields are parsed when first read (stored-json.ts). */
+export const aiAgentFromRow = (row: AiAgentRow): AiAgent =>
+  withStoredJson<AiAgent, 'mission' | 'voice' | 'transcriber' | 'intelligenceProvider'>(
+    {
+      id: row.id,
+      orgId: row.org_id,
+      name: row.name,
+      imageUrl: row.image_url,
+      status: row.status as AgentStatus,
+      role: row.role,
+      roleDescription: row.role_description,
+      timezone: row.timezone,
+      ...auditFromRow(row),
+    },
+    { mission: row.mission, voice: row.voice, transcriber: row.transcriber, intelligenceProvider: row.intelligence_provider },
+  )
 
 export interface ProspectRow {
   readonly id: string
@@ -256,23 +252,25 @@ export const conversationToRow = (conversation: Conversation): ConversationRow =
   ...auditToRow(conversation),
 })
 
-export const conversationFromRow = (row: ConversationRow): Conversation => ({
-  id: row.id,
-  orgId: row.org_id,
-  prospectId: row.prospect_id,
-  aiAgentId: row.ai_agent_id,
-  source: row.source,
-  sourceType: row.source_type as SourceType,
-  timestampStart: timestamp(row.timestamp_start),
-  timestampEnd: timestampOrNull(row.timestamp_end),
-  transcriptText: fromJson<ReadonlyArray<DialogLine>>(row.transcript_text),
-  transcriptSummary: row.transcript_summary,
-  transcriptRecordingUrl: row.transcript_recording_url,
-  conversationAnalytics: fromJson<ConversationAnalytics>(row.conversation_analytics),
-  adminComments: fromJson<ReadonlyArray<Comment>>(row.admin_comments),
-  status: row.status as ConversationStatus,
-  ...auditFromRow(row),
-})
+/** A conversation read from its row; its JSON fields are parsed when first read (stored-json.ts). */
+export const conversationFromRow = (row: ConversationRow): Conversation =>
+  withStoredJson<Conversation, 'transcriptText' | 'conversationAnalytics' | 'adminComments'>(
+    {
+      id: row.id,
+      orgId: row.org_id,
+      prospectId: row.prospect_id,
+      aiAgentId: row.ai_agent_id,
+      source: row.source,
+      sourceType: row.source_type as SourceType,
+      timestampStart: timestamp(row.timestamp_start),
+      timestampEnd: timestampOrNull(row.timestamp_end),
+      transcriptSummary: row.transcript_summary,
+      transcriptRecordingUrl: row.transcript_recording_url,
+      status: row.status as ConversationStatus,
+      ...auditFromRow(row),
+    },
+    { transcriptText: row.transcript_text, conversationAnalytics: row.conversation_analytics, adminComments: row.admin_comments },
+  )
 
 /** The columns an update writes: all but the keys that never change. */
 export const withoutKeys = <R extends { readonly id: string; readonly org_id: string }>(row: R): Omit<R, 'id' | 'org_id'> => {
