@@ -75,11 +75,14 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
       renderProblem(ctx, internalErrorProblem)
     }
     // Koa would turn a JSON body into text as it writes it; it is done here, before the wait, so
-    // that a batch of answers holds their texts rather than the objects they were made from (a
-    // page of 100 conversations is megabytes of them), and stored JSON goes out as stored.
+    // that a batch of answers holds bytes rather than the objects they were made from (a page of
+    // 100 conversations is megabytes of them), and stored JSON goes out as stored (json-text.ts).
+    // Bytes, not a string: Node encodes a string again to write it, and while a large answer is
+    // being sent its string stays on the JS heap, where a page of 100 (400 KB) outlives young
+    // collections and piles up until a full one.
     const body: unknown = ctx.body
     if (Array.isArray(body) || (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype)) {
-      ctx.body = jsonText(body)
+      ctx.body = Buffer.from(jsonText(body))
     }
     await endOfTurn()
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6
