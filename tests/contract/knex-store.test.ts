@@ -12,7 +12,7 @@ import { Knex } from 'knex'
 import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
-import { compiledFirst, compiledRead } from '../../adapters/persistence/knex/reads'
+import { compiledFirst, compiledRead } from '../../adapters/persistence/knex/statements'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -35,10 +35,27 @@ describe('knex store', () => {
   afterEach(() => rm(folder, { recursive: true, force: true }))
 
   /**
-   * Runs `test` on a migrated SQLite file store holding organisation `orgA`, with the SQL Knex
-   * reports from then on (reads that skip Knex report nothing), and closes it after.
+   * Every SQL text run on the SQLite connection of `knex` from now on, through Knex or past it:
+   * each statement is taken from the connection's `prepare`, which keeps them (connect.ts).
    */
-  const withSqliteStore = async (test: (store: Store, throughKnex: string[]) => Promise<void>): Promise<void> => {
+  const statementsRunOn = async (knex: Knex): Promise<string[]> => {
+    const connection = (await knex.client.acquireConnection()) as { prepare: (sql: string) => unknown }
+    const run: string[] = []
+    const prepare = connection.prepare.bind(connection)
+    connection.prepare = (sql: string) => {
+      run.push(sql)
+      return prepare(sql)
+    }
+    knex.client.releaseConnection(connection)
+    return run
+  }
+
+  /**
+   * Runs `test` on a migrated SQLite file store holding organisation `orgA`, with the SQL Knex
+   * reports from then on (statements that skip Knex report nothing) and every SQL text the
+   * connection runs, and closes it after.
+   */
+  const withSqliteStore = async (test: (store: Store, throughKnex: string[], run: string[]) => Promise<void>): Promise<void> => {
     const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
     try {
       await migrateToLatest(knex)
@@ -46,7 +63,7 @@ describe('knex store', () => {
       await store.repositories.organisations.insert({ id: orgA, name: 'a', createdAt: timestampFromMillis(0) })()
       const throughKnex: string[] = []
       knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
-      await test(store, throughKnex)
+      await test(store, throughKnex, await statementsRunOn(knex))
     } finally {
       await knex.destroy()
     }
@@ -100,15 +117,13 @@ describe('knex store', () => {
       // SQLite plans with a bound LIMIT's value and so compiles such a statement again on every
       // run; the repositories write their limits into the SQL text instead (limit.ts).
       const knex = connectKnex('sqlite::memory:')
-      const statements: Array<{ sql: string; bindings: unknown }> = []
-      knex.on('query', (query: { sql: string; bindings: unknown }) => statements.push(query))
       try {
         await migrateToLatest(knex)
-        statements.length = 0
+        const statements = await statementsRunOn(knex)
         const page = { limit: 10, after: null }
         const at = timestampFromMillis(Date.UTC(2026, 0, 1))
         const after = { limit: 10, after: { key: at, id: 'act.x' } }
-        // Inside a unit of work, so that every read goes through Knex, which reports its SQL.
+        // Inside a unit of work and outside one: the connection sees every statement either way.
         const readsIn = (r: Repositories) => [
           r.actions.findById('org.x', 'act.x'),
           r.actions.list('org.x', page),
@@ -127,12 +142,13 @@ describe('knex store', () => {
           r.idempotencyKeys.purgeExpired(at, 100),
         ]
         const reads = readsIn(openKnexStore(knex).repositories)
+        for (const read of reads) expect((await read())._tag).to.equal('Right')
         const tags = await openKnexStore(knex).unitOfWork.run((r) => TE.sequenceArray(readsIn(r).map((read) => TE.map(() => read.length)(read))))()
         expect(tags._tag).to.equal('Right')
-        expect(statements.length).to.be.at.least(reads.length)
-        const bound = statements.filter((statement) => /\blimit\s+\?/i.test(statement.sql)).map((statement) => statement.sql)
+        expect(statements.length).to.be.at.least(2 * reads.length)
+        const bound = statements.filter((sql) => /\blimit\s+\?/i.test(sql))
         expect(bound, 'statements binding their LIMIT').to.deep.equal([])
-        expect(statements.filter((statement) => /\blimit 11\b/i.test(statement.sql)).length, 'pages of 10 ask for 11 rows').to.equal(7)
+        expect(statements.filter((sql) => /\blimit 11\b/i.test(sql)).length, 'pages of 10 ask for 11 rows, in and out of a unit').to.equal(14)
       } finally {
         await knex.destroy()
       }
@@ -241,7 +257,7 @@ describe('knex store', () => {
       }))
 
     it('commits concurrent units of work on SQLite in groups, one COMMIT for many', () =>
-      withSqliteStore(async (store, throughKnex) => {
+      withSqliteStore(async (store, throughKnex, run) => {
         const units = 20
         const results = await Promise.all(
           Array.from({ length: units }, (_, n) =>
@@ -249,8 +265,10 @@ describe('knex store', () => {
           ),
         )
         expect(results.map((result) => (result._tag === 'Right' ? result.right.id : result))).to.deep.equal(Array.from({ length: units }, (_, n) => `pro.n${n}`))
-        expect(throughKnex.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 units started in one turn').to.be.within(1, 2)
-        expect(throughKnex.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
+        expect(run.filter((sql) => /^commit/i.test(sql)).length, 'COMMITs for 20 units started in one turn').to.be.within(1, 2)
+        expect(run.filter((sql) => /^savepoint/i.test(sql)).length, 'a savepoint per unit').to.equal(units)
+        // Inside the group's transaction the units' statements run on the connection past Knex.
+        expect(throughKnex.filter((sql) => !/^(begin|commit)/i.test(sql)), 'statements of the units that went through Knex').to.deep.equal([])
         const page = await store.repositories.prospects.list(orgA, { limit: 100, after: null })()
         expect(page._tag === 'Right' ? page.right.items.length : page).to.equal(units)
       }))

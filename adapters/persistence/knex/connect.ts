@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
 import { types as pgTypes } from 'pg'
 import { lruMap } from '../../shared/lru-map'
-import { readDirectlyOn } from './reads'
+import { readDirectlyOn } from './statements'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
 export interface KnexConnectOptions {

@@ -1,7 +1,7 @@
 import { Knex } from 'knex'
 import { Cursor, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
 import { limitTo } from './limit'
-import { Binding, ValueAt } from './reads'
+import { Binding, ValueAt } from './statements'
 
 /**
  * Limits a query to the rows after the cursor in (key, id) order, and orders and limits it for

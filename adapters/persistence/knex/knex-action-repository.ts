@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from './attempt'
-import { compiledFirst, compiledRead } from './reads'
+import { changesOf, compiledFirst, compiledRead, execute } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
@@ -54,18 +54,18 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
     }),
   insert: (action) =>
     attempt(async () => {
-      await db('actions').insert(actionToRow(action))
+      await execute(db('actions').insert(actionToRow(action)))
     }),
   update: (action) =>
     attempt(async () => {
-      const written: number = await db('actions')
-        .where({ org_id: action.orgId, id: action.id, version: action.version - 1 })
-        .update(withoutKeys(actionToRow(action)))
+      const written = await changesOf(
+        db('actions').where({ org_id: action.orgId, id: action.id, version: action.version - 1 }).update(withoutKeys(actionToRow(action))),
+      )
       return written > 0
     }),
   remove: (orgId, id) =>
     attempt(async () => {
-      const removed: number = await db('actions').where({ org_id: orgId, id }).del()
+      const removed = await changesOf(db('actions').where({ org_id: orgId, id }).del())
       return removed > 0
     }),
 })

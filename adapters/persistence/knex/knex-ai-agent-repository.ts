@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from './attempt'
-import { compiledFirst, compiledRead, firstRow } from './reads'
+import { changesOf, compiledFirst, compiledRead, execute, firstRow } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
@@ -36,18 +36,18 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
     }),
   insert: (agent) =>
     attempt(async () => {
-      await db('ai_agents').insert(aiAgentToRow(agent))
+      await execute(db('ai_agents').insert(aiAgentToRow(agent)))
     }),
   update: (agent) =>
     attempt(async () => {
-      const written: number = await db('ai_agents')
-        .where({ org_id: agent.orgId, id: agent.id, version: agent.version - 1 })
-        .update(withoutKeys(aiAgentToRow(agent)))
+      const written = await changesOf(
+        db('ai_agents').where({ org_id: agent.orgId, id: agent.id, version: agent.version - 1 }).update(withoutKeys(aiAgentToRow(agent))),
+      )
       return written > 0
     }),
   remove: (orgId, id) =>
     attempt(async () => {
-      const removed: number = await db('ai_agents').where({ org_id: orgId, id }).del()
+      const removed = await changesOf(db('ai_agents').where({ org_id: orgId, id }).del())
       return removed > 0
     }),
   link: (orgId, agentId, actionId, at) =>
@@ -57,14 +57,13 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
       const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id'))
       const action: unknown = await firstRow(db('actions').where({ org_id: orgId, id: actionId }).select('id'))
       if (agent === undefined || action === undefined) return
-      await db('agent_actions')
-        .insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at })
-        .onConflict(['agent_id', 'action_id'])
-        .ignore()
+      await execute(
+        db('agent_actions').insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at }).onConflict(['agent_id', 'action_id']).ignore(),
+      )
     }),
   unlink: (orgId, agentId, actionId) =>
     attempt(async () => {
-      const removed: number = await db('agent_actions').where({ org_id: orgId, agent_id: agentId, action_id: actionId }).del()
+      const removed = await changesOf(db('agent_actions').where({ org_id: orgId, agent_id: agentId, action_id: actionId }).del())
       return removed > 0
     }),
 })

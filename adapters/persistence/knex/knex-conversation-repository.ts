@@ -4,7 +4,7 @@ import { ConversationRepository } from '../../../application/ports/conversation-
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
-import { compiledFirst, compiledRead, firstRow } from './reads'
+import { changesOf, compiledFirst, compiledRead, execute, firstRow } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
@@ -60,13 +60,15 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
     }),
   insert: (conversation) =>
     attempt(async () => {
-      await db('conversations').insert(conversationToRow(conversation))
+      await execute(db('conversations').insert(conversationToRow(conversation)))
     }),
   update: (conversation) =>
     attempt(async () => {
-      const written: number = await db('conversations')
-        .where({ org_id: conversation.orgId, id: conversation.id, version: conversation.version - 1 })
-        .update(withoutKeys(conversationToRow(conversation)))
+      const written = await changesOf(
+        db('conversations')
+          .where({ org_id: conversation.orgId, id: conversation.id, version: conversation.version - 1 })
+          .update(withoutKeys(conversationToRow(conversation))),
+      )
       return written > 0
     }),
   statsOfProspect: (orgId, prospectId) =>

@@ -3,7 +3,7 @@ import { IdempotencyClaim, IdempotencyRecord, IdempotencyRepository, StoredRespo
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
 import { limitTo } from './limit'
-import { firstRow } from './reads'
+import { changesOf, execute, firstRow } from './statements'
 
 const table = 'idempotency_keys'
 
@@ -64,7 +64,7 @@ export const knexIdempotencyRepository = (db: Knex): IdempotencyRepository => ({
       // (the candidate itself when its claim id is the stored one). A purge or a release may
       // delete the winner between the two statements; the insert is then simply tried again.
       for (let round = 0; round < 3; round++) {
-        await db(table).insert(toRow(candidate)).onConflict(['org_id', 'key']).ignore()
+        await execute(db(table).insert(toRow(candidate)).onConflict(['org_id', 'key']).ignore())
         const row: IdempotencyRow | undefined = await firstRow(db(table).where({ org_id: candidate.orgId, key: candidate.key }))
         if (row !== undefined) return row.claim_id === candidate.claimId ? { claimed: true as const } : { claimed: false as const, existing: fromRow(row) }
       }
@@ -73,25 +73,27 @@ export const knexIdempotencyRepository = (db: Knex): IdempotencyRepository => ({
   takeOver: (stale, candidate) =>
     attempt(async () => {
       const { org_id: _orgId, key: _key, ...changed } = toRow(candidate)
-      const written: number = await db(table).where(heldBy(stale)).update(changed)
+      const written = await changesOf(db(table).where(heldBy(stale)).update(changed))
       return written > 0
     }),
   complete: (claim, response) =>
     attempt(async () => {
-      const written: number = await db(table)
-        .where(heldBy(claim))
-        .whereNull('response_status')
-        .update({ ...responseColumns(response), locked_until: null })
+      const written = await changesOf(
+        db(table)
+          .where(heldBy(claim))
+          .whereNull('response_status')
+          .update({ ...responseColumns(response), locked_until: null }),
+      )
       return written > 0
     }),
   release: (claim) =>
     attempt(async () => {
-      await db(table).where(heldBy(claim)).whereNull('response_status').delete()
+      await changesOf(db(table).where(heldBy(claim)).whereNull('response_status').delete())
     }),
   purgeExpired: (now, limit) =>
     attempt(async () => {
       const expired = limitTo(db(table).select('org_id', 'key').where('expires_at', '<=', now).orderBy('expires_at'), limit)
-      const deleted: number = await db(table).whereIn(['org_id', 'key'], expired).delete()
+      const deleted = await changesOf(db(table).whereIn(['org_id', 'key'], expired).delete())
       return deleted
     }),
 })

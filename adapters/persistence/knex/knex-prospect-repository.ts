@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from './attempt'
-import { compiledFirst, compiledRead, firstRow } from './reads'
+import { changesOf, compiledFirst, compiledRead, firstRow, returnedRows } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -42,21 +42,21 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
       // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.
       const known = await find()
       if (known !== undefined) return prospectFromRow(known)
-      const inserted: ProspectRow[] = await db('prospects')
-        .insert(prospectToRow(candidate))
-        .onConflict(['org_id', 'source'])
-        .ignore()
-        .returning('*')
+      const inserted = await returnedRows<ProspectRow>(
+        db('prospects').insert(prospectToRow(candidate)).onConflict(['org_id', 'source']).ignore().returning('*'),
+      )
       const row = inserted[0] ?? (await find())
       if (row === undefined) throw new Error(`prospect of source ${JSON.stringify(candidate.source)} neither inserted nor found`)
       return prospectFromRow(row)
     }),
   saveStats: (orgId, id, stats) =>
     attempt(async () => {
-      await db('prospects').where({ org_id: orgId, id }).update({
-        conversation_count: stats.conversationCount,
-        first_conversation_at: stats.firstConversationAt,
-        last_conversation_at: stats.lastConversationAt,
-      })
+      await changesOf(
+        db('prospects').where({ org_id: orgId, id }).update({
+          conversation_count: stats.conversationCount,
+          first_conversation_at: stats.firstConversationAt,
+          last_conversation_at: stats.lastConversationAt,
+        }),
+      )
     }),
 })

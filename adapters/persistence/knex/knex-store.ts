@@ -13,6 +13,7 @@ import { knexProspectRepository } from './knex-prospect-repository'
 import { knexTokenRepository } from './knex-token-repository'
 import { knexWebhookDeliveryRepository } from './knex-webhook-delivery-repository'
 import { knexWebhookSecretRepository } from './knex-webhook-secret-repository'
+import { executeSql, runDirectlyIn } from './statements'
 
 const knexRepositories = (db: Knex): Repositories => ({
   actions: knexActionRepository(db),
@@ -97,18 +98,24 @@ const groupCommit = (knex: Knex): UnitOfWork => {
     const outcomes: UnitOutcome[] = []
     try {
       await knex.transaction(async (trx) => {
-        const repositories = knexRepositories(trx)
-        for (const unit of group) {
-          await trx.raw('SAVEPOINT unit')
-          let outcome: UnitOutcome
-          try {
-            outcome = { returned: await unit.work(repositories)() }
-          } catch (error) {
-            outcome = { threw: error }
+        // The units run one at a time and await each statement: theirs run on the connection directly.
+        const stopDirect = runDirectlyIn(knex, trx)
+        try {
+          const repositories = knexRepositories(trx)
+          for (const unit of group) {
+            await executeSql(trx, 'SAVEPOINT unit')
+            let outcome: UnitOutcome
+            try {
+              outcome = { returned: await unit.work(repositories)() }
+            } catch (error) {
+              outcome = { threw: error }
+            }
+            outcomes.push(outcome)
+            if (!succeeded(outcome)) await executeSql(trx, 'ROLLBACK TO unit')
+            await executeSql(trx, 'RELEASE unit')
           }
-          outcomes.push(outcome)
-          if (!succeeded(outcome)) await trx.raw('ROLLBACK TO unit')
-          await trx.raw('RELEASE unit')
+        } finally {
+          stopDirect()
         }
       })
     } catch (error) {

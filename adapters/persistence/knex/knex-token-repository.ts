@@ -2,13 +2,13 @@ import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { TokenRepository } from '../../../application/ports/organisation-repository'
 import { attempt } from './attempt'
-import { firstRow } from './reads'
+import { changesOf, execute, firstRow, rowsOf } from './statements'
 import { apiTokenFromRow, ApiTokenRow, apiTokenToRow } from './rows'
 
 export const knexTokenRepository = (db: Knex): TokenRepository => ({
   insert: (token) =>
     attempt(async () => {
-      await db('api_tokens').insert(apiTokenToRow(token))
+      await execute(db('api_tokens').insert(apiTokenToRow(token)))
     }),
   findBySecretHash: (secretHash) =>
     attempt(async () => {
@@ -17,13 +17,13 @@ export const knexTokenRepository = (db: Knex): TokenRepository => ({
     }),
   listByOrganisation: (orgId) =>
     attempt(async () => {
-      const rows: ApiTokenRow[] = await db('api_tokens').where('org_id', orgId).orderBy([{ column: 'created_at' }, { column: 'id' }])
+      const rows = await rowsOf<ApiTokenRow>(db('api_tokens').where('org_id', orgId).orderBy([{ column: 'created_at' }, { column: 'id' }]))
       return rows.map(apiTokenFromRow)
     }),
   revoke: (id, at) =>
     attempt(async () => {
       // Only the first revoke writes, so the recorded time is when the token stopped working.
-      await db('api_tokens').where('id', id).whereNull('revoked_at').update({ revoked_at: at })
+      await changesOf(db('api_tokens').where('id', id).whereNull('revoked_at').update({ revoked_at: at }))
       const row: ApiTokenRow | undefined = await firstRow(db('api_tokens').where('id', id))
       return O.fromNullable(row === undefined ? undefined : apiTokenFromRow(row))
     }),

@@ -5,7 +5,7 @@ import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
 import { attempt } from './attempt'
-import { firstRow, rowsOf } from './reads'
+import { changesOf, execute, firstRow, returnedRowsOfSql, rowsOf } from './statements'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { fromJson, integer, toJson } from './rows'
 
@@ -119,7 +119,7 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
     insertMany: (deliveries) =>
       attempt(async () => {
         for (let i = 0; i < deliveries.length; i += insertChunk) {
-          await db(table).insert(deliveries.slice(i, i + insertChunk).map(toRow))
+          await execute(db(table).insert(deliveries.slice(i, i + insertChunk).map(toRow)))
         }
       }),
     findById: (orgId, id) =>
@@ -135,25 +135,30 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
     claimDue: (now, limit, leaseUntil) =>
       attempt(async () => {
         const bindings = postgres ? [now, limit, leaseUntil, leaseUntil] : [leaseUntil, leaseUntil, now, limit]
-        const result: unknown = await db.raw(claimSql(postgres), bindings)
-        const rows = (postgres ? (result as { rows: WebhookDeliveryRow[] }).rows : (result as WebhookDeliveryRow[])) ?? []
+        const rows = postgres
+          ? ((await db.raw(claimSql(postgres), bindings)) as { rows: WebhookDeliveryRow[] }).rows
+          : await returnedRowsOfSql<WebhookDeliveryRow>(db, claimSql(postgres), bindings)
         // RETURNING promises no order.
         return [...rows].sort(byCreation).map((row): ClaimedDelivery => ({ delivery: fromRow(row), leaseUntil }))
       }),
     recordAttempt: (claim, progress) =>
       attempt(async () => {
-        const written: number = await db(table)
-          .where({ id: claim.delivery.id, leased_until: claim.leaseUntil })
-          .update({ status: progress.status, attempts: toJson(progress.attempts), next_attempt_at: progress.nextAttemptAt, leased_until: null })
+        const written = await changesOf(
+          db(table)
+            .where({ id: claim.delivery.id, leased_until: claim.leaseUntil })
+            .update({ status: progress.status, attempts: toJson(progress.attempts), next_attempt_at: progress.nextAttemptAt, leased_until: null }),
+        )
         return written > 0
       }),
     requestRetry: (orgId, id, now) =>
       attempt(async () => {
         // One statement: a worker finishing its attempt at the same moment cannot be overwritten.
-        await db(table)
-          .where({ org_id: orgId, id })
-          .andWhere((free) => free.whereNull('leased_until').orWhere('leased_until', '<=', now))
-          .update({ status: 'pending', next_attempt_at: now, leased_until: null })
+        await changesOf(
+          db(table)
+            .where({ org_id: orgId, id })
+            .andWhere((free) => free.whereNull('leased_until').orWhere('leased_until', '<=', now))
+            .update({ status: 'pending', next_attempt_at: now, leased_until: null }),
+        )
         const row: WebhookDeliveryRow | undefined = await firstRow(db(table).where({ org_id: orgId, id }))
         return O.fromNullable(row === undefined ? undefined : fromRow(row))
       }),

@@ -4,7 +4,7 @@ import { WebhookSecretRepository } from '../../../application/ports/webhook-secr
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 import { attempt } from './attempt'
-import { firstRow } from './reads'
+import { changesOf, execute, firstRow } from './statements'
 
 const table = 'webhook_secrets'
 
@@ -45,7 +45,7 @@ export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository =
     findOrCreate: (candidate) =>
       attempt(async () => {
         // The primary key settles races: a losing insert does nothing, and the read finds the winner.
-        await db(table).insert(toRow(candidate)).onConflict('org_id').ignore()
+        await execute(db(table).insert(toRow(candidate)).onConflict('org_id').ignore())
         const stored = await find(candidate.orgId)
         if (stored === undefined) throw new Error(`webhook secret of ${candidate.orgId} neither inserted nor found`)
         return stored
@@ -53,7 +53,7 @@ export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository =
     replace: (expectedCurrent, next) =>
       attempt(async () => {
         const { org_id: orgId, created_at: _createdAt, ...changed } = toRow(next)
-        const written: number = await db(table).where({ org_id: orgId, current_secret: expectedCurrent }).update(changed)
+        const written = await changesOf(db(table).where({ org_id: orgId, current_secret: expectedCurrent }).update(changed))
         return written > 0
       }),
   }

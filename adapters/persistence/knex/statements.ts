@@ -1,0 +1,210 @@
+import { Knex } from 'knex'
+import { limitTo } from './limit'
+
+/**
+ * Statements run on SQLite's one connection directly, past Knex's runner, where nothing else can
+ * be using it: its runner, the pool's acquire and release (a timer each), the transaction's
+ * promise chain and the compilation were a tenth of a read by key and of a write. better-sqlite3
+ * answers synchronously, so nothing can come between a direct statement and its result.
+ *
+ * - Outside a transaction (a read), when no transaction holds the connection: there is nothing
+ *   uncommitted to see. While one does, the read goes through Knex, which waits for it.
+ * - Inside the group commit's transaction (knex-store.ts), which holds the connection and runs
+ *   its units one at a time, each awaiting every statement before it issues the next.
+ * Anything else (PostgreSQL, another transaction, bindings Knex must convert) goes through Knex.
+ */
+
+/** A SQLite connection as a direct statement needs it: better-sqlite3's, with its kept statements. */
+export interface DirectConnection {
+  /** Whether a transaction is open on it (BEGIN run, no COMMIT or ROLLBACK yet). */
+  readonly inTransaction: boolean
+  prepare(sql: string): unknown
+}
+
+/** A Knex client's connection while it may be used directly, or undefined when it may not now. */
+type CurrentConnection = () => DirectConnection | undefined
+
+/** The root clients whose connection may be used outside a transaction (connect.ts, SQLite). */
+const idleConnections = new WeakMap<Knex.Client, CurrentConnection>()
+
+/** The clients of the transactions that hold their connection for direct statements. */
+const transactionConnections = new WeakMap<Knex.Client, CurrentConnection>()
+
+/** Lets statements built on `knex` outside a transaction run on `current()` directly: connect.ts, for SQLite's one connection. */
+export const readDirectlyOn = (knex: Knex, current: CurrentConnection): void => {
+  idleConnections.set(knex.client, current)
+}
+
+/**
+ * Lets the statements built on `trx`, a transaction of `knex` holding its one connection, run on
+ * that connection directly until the returned function is called. The caller promises that
+ * nothing else issues statements in `trx` meanwhile (knex-store.ts's group commit).
+ */
+export const runDirectlyIn = (knex: Knex, trx: Knex.Transaction): (() => void) => {
+  const current = idleConnections.get(knex.client)
+  if (current === undefined) return () => undefined
+  transactionConnections.set(trx.client, () => {
+    const connection = current()
+    return connection?.inTransaction === true ? connection : undefined
+  })
+  return () => void transactionConnections.delete(trx.client)
+}
+
+/**
+ * The connection a statement on `client` may run on directly now. A write outside a transaction
+ * never does: one that meets another process's lock waits on timers (connect.ts), and a group
+ * could begin on the connection meanwhile and take the write into its transaction.
+ */
+const directConnectionFor = (client: Knex.Client, writes: boolean): DirectConnection | undefined => {
+  const inTransaction = transactionConnections.get(client)
+  if (inTransaction !== undefined) return inTransaction()
+  if (writes) return undefined
+  const connection = idleConnections.get(client)?.()
+  return connection === undefined || connection.inTransaction ? undefined : connection
+}
+
+export type Binding = string | number | null
+
+const isPlain = (bindings: ReadonlyArray<unknown>): bindings is ReadonlyArray<Binding> =>
+  bindings.every((value) => value === null || typeof value === 'string' || typeof value === 'number')
+
+interface KeptStatement {
+  all(...bindings: Binding[]): unknown[] | Promise<unknown[]>
+  run(...bindings: Binding[]): { readonly changes: number } | Promise<{ readonly changes: number }>
+}
+
+/** The statement the connection keeps for `sql`. */
+const statementOf = (connection: DirectConnection, sql: string): KeptStatement => connection.prepare(sql) as KeptStatement
+
+/** `query`'s text and bindings when it can run directly on `client`'s connection now, with that connection. */
+const directly = (query: Knex.QueryBuilder, writes: boolean) => {
+  const connection = directConnectionFor(query.client, writes)
+  if (connection === undefined) return undefined
+  const { sql, bindings } = query.toSQL().toNative()
+  return isPlain(bindings) ? { connection, sql, bindings } : undefined
+}
+
+/** The rows of a read, run directly where it may. */
+export const rowsOf = async <R>(query: Knex.QueryBuilder): Promise<R[]> => {
+  const direct = directly(query, false)
+  if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
+  return (await query) as R[]
+}
+
+/** The first row of `query`, or undefined: Knex's `first()` with the limit written in, read as `rowsOf` reads. */
+export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefined> => {
+  const rows = await rowsOf<R>(limitTo(query, 1))
+  return rows[0]
+}
+
+/** The rows a write returns (INSERT … RETURNING), run directly where it may. */
+export const returnedRows = async <R>(query: Knex.QueryBuilder): Promise<R[]> => {
+  const direct = directly(query, true)
+  if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
+  return (await query) as R[]
+}
+
+/** Runs an UPDATE or DELETE, directly where it may; how many rows it changed. */
+export const changesOf = async (query: Knex.QueryBuilder): Promise<number> => {
+  const direct = directly(query, true)
+  if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).run(...direct.bindings)).changes
+  return Number(await query)
+}
+
+/** Runs a write whose result nothing needs (an INSERT), directly where it may. */
+export const execute = async (query: Knex.QueryBuilder): Promise<void> => {
+  const direct = directly(query, true)
+  if (direct !== undefined) await statementOf(direct.connection, direct.sql).run(...direct.bindings)
+  else await query
+}
+
+/** Runs a statement without bindings (SAVEPOINT, RELEASE…) in `db`, directly where it may. */
+export const executeSql = async (db: Knex, sql: string): Promise<void> => {
+  const connection = directConnectionFor(db.client, true)
+  if (connection !== undefined) await statementOf(connection, sql).run()
+  else await db.raw(sql)
+}
+
+/** The rows a SQLite write written as SQL returns (UPDATE … RETURNING), run directly where it may. */
+export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<Binding>): Promise<R[]> => {
+  const connection = directConnectionFor(db.client, true)
+  if (connection !== undefined) return (await statementOf(connection, sql).all(...bindings)) as R[]
+  return (await db.raw(sql, [...bindings])) as unknown as R[]
+}
+
+/** A value a compiled read takes, where its query has the `index`th of the values it is run with. */
+export type ValueAt = (index: number) => Binding
+
+/** Where each binding of a compiled text comes from: the `index`th value, or a constant of the query. */
+type Slot = { readonly value: number } | { readonly constant: Binding }
+
+interface Compiled {
+  readonly sql: string
+  readonly slots: ReadonlyArray<Slot>
+}
+
+const marker = (index: number): string => `\u0000value ${index}\u0000`
+const markerIndex = /^\u0000value (\d+)\u0000$/
+
+/**
+ * The text and binding slots of the query `build` makes with markers for its values, or null
+ * unless every value it asked for stayed a binding of its own: a value written into the text, or
+ * turned into something else first, can't be replaced by another, so such a query is always
+ * built afresh.
+ */
+const compile = (build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null => {
+  const asked = new Set<number>()
+  const { sql, bindings } = build((index) => {
+    asked.add(index)
+    return marker(index)
+  })
+    .toSQL()
+    .toNative()
+  if (sql.includes('\u0000') || !isPlain(bindings)) return null
+  const slots: Slot[] = []
+  for (const binding of bindings) {
+    const marked = typeof binding === 'string' ? markerIndex.exec(binding) : null
+    if (marked !== null) slots.push({ value: Number(marked[1]) })
+    else if (typeof binding === 'string' && binding.includes('\u0000')) return null
+    else slots.push({ constant: binding })
+  }
+  for (const index of asked) if (!slots.some((slot) => 'value' in slot && slot.value === index)) return null
+  return { sql, slots }
+}
+
+/**
+ * A read whose SQL text depends only on its shape (which filters, which page size, whether a
+ * cursor), compiled by Knex once per shape and then run with each call's values. Building and
+ * compiling the query was a twentieth of an action read (Knex's builder, compiler, identifier
+ * wrapping), for a text that never changes. `build` makes the query from a shape and `value(i)`,
+ * the i-th of the values it is run with, and uses nothing else that varies; `shapeKey` names a
+ * shape. On SQLite the text runs on the connection directly when no transaction holds it, and
+ * through Knex (in the transaction's turn) when one does. On PostgreSQL, and for a query whose
+ * values can't be replaced, `build` makes it with the values themselves and Knex runs it.
+ */
+export const compiledRead = <S = undefined>(
+  build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
+  shapeKey: (shape: S) => string = () => '',
+) => {
+  // SQLite's texts, by shape: every SQLite client and transaction compiles a query to the same text.
+  const compiledTexts = new Map<string, Compiled | null>()
+  return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
+    const built = (): Promise<R[]> => rowsOf<R>(build(db, (index) => values[index], shape))
+    if (db.client.dialect !== 'sqlite3') return built()
+    const key = shapeKey(shape)
+    let compiled = compiledTexts.get(key)
+    if (compiled === undefined) compiledTexts.set(key, (compiled = compile((value) => build(db, value, shape))))
+    if (compiled === null) return built()
+    const bindings = compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant))
+    const connection = directConnectionFor(db.client, false)
+    if (connection !== undefined) return (await statementOf(connection, compiled.sql).all(...bindings)) as R[]
+    // In another transaction, or while one holds the connection: Knex runs the text in its turn.
+    return (await db.raw(compiled.sql, bindings)) as unknown as R[]
+  }
+}
+
+/** A compiled read of one row by its values, as `firstRow` reads (the limit written in). */
+export const compiledFirst = (build: (db: Knex, value: ValueAt) => Knex.QueryBuilder) => {
+  const read = compiledRead((db, value) => limitTo(build(db, value), 1))
+  return async <R>(db: Knex, values: ReadonlyArray<Binding>): Promise<R | undefined> => (await read<R>(db, values, undefined))[0]
+}
