@@ -112,7 +112,7 @@ export const buildContainer = (config: AppConfig, overrides: ContainerOverrides 
   registerValue(c, Tokens.clock, systemClock)
   registerValue(c, Tokens.ids, randomIdGenerator)
   registerValue(c, Tokens.secrets, cryptoTokenSecrets)
-  registerValue(c, Tokens.phones, libphonenumberPhoneNumbers)
+  registerFactory(c, Tokens.phones, () => libphonenumberPhoneNumbers())
   registerValue(c, Tokens.schemas, ajvJsonSchemaChecker)
   registerFactory(c, Tokens.persistence, (r) =>
     overrides.store === undefined ? knexPersistence(config, resolve(r, Tokens.metrics)) : givenPersistence(overrides.store),

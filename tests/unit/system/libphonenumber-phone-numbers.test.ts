@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { libphonenumberPhoneNumbers } from '../../../adapters/system/libphonenumber-phone-numbers'
 
-const { toE164 } = libphonenumberPhoneNumbers
+const { toE164 } = libphonenumberPhoneNumbers()
 
 describe('libphonenumberPhoneNumbers', () => {
   const normalised: Array<[string, string]> = [
@@ -47,4 +47,12 @@ describe('libphonenumberPhoneNumbers', () => {
       expect(toE164(text)).to.equal(null)
     })
   }
+
+  it('gives the same answer again from what it remembers, numbers and non-numbers alike', () => {
+    const phones = libphonenumberPhoneNumbers()
+    const texts = [...normalised.map(([text]) => text), ...rejected]
+    const first = texts.map(phones.toE164)
+    expect(texts.map(phones.toE164)).to.deep.equal(first)
+    expect(first).to.deep.equal([...normalised.map(([, e164]) => e164), ...rejected.map(() => null)])
+  })
 })
