@@ -129,10 +129,13 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
 const isoDateTime =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/
 
-const daysIn = (year: number, month: number): number => {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-}
+const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+const daysIn = (year: number, month: number): number =>
+  month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 29 : daysInMonth[month - 1]
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form every date-time is given back in. */
+const canonicalLength = 24
 
 /**
  * ISO 8601 date-time, with or without a zone designator (none means UTC), decoded to the canonical
@@ -141,22 +144,27 @@ const daysIn = (year: number, month: number): number => {
 export const parseDateTime = (s: string): Timestamp | null => {
   const m = isoDateTime.exec(s)
   if (m === null) return null
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number)
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  const hour = Number(m[4])
+  const minute = Number(m[5])
   const second = m[6] === undefined ? 0 : Number(m[6])
-  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'))
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null
   if (day < 1 || day > daysIn(year, month)) return null
+  const offsetHours = m[10] === undefined ? 0 : Number(m[10])
+  const offsetMinutes = m[11] === undefined ? 0 : Number(m[11])
+  if (offsetHours > 23 || offsetMinutes > 59) return null
+  // Already canonical (what this service gives back, and what most clients send back): itself.
+  if (s.length === canonicalLength && s[10] === 'T' && s[19] === '.' && s[23] === 'Z') return s as Timestamp
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'))
   // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
   const local = new Date(0)
   local.setUTCFullYear(year, month - 1, day)
   local.setUTCHours(hour, minute, second, millis)
-  const offsetHours = m[10] === undefined ? 0 : Number(m[10])
-  const offsetMinutes = m[11] === undefined ? 0 : Number(m[11])
-  if (offsetHours > 23 || offsetMinutes > 59) return null
   const offset = (m[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000
-  const utc = new Date(local.getTime() - offset)
-  const iso = utc.toISOString()
-  return /^\d{4}-/.test(iso) ? (iso as Timestamp) : null
+  const iso = new Date(local.getTime() - offset).toISOString()
+  return iso.length === canonicalLength ? (iso as Timestamp) : null
 }
 
 export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
