@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import Ajv, { ErrorObject, Options, ValidateFunction } from 'ajv'
 import Ajv2020 from 'ajv/dist/2020'
 import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
@@ -168,7 +168,7 @@ const checked = lruMap<string, ReadonlyArray<string>>(500)
 
 const keyOf = (schema: JsonObject): string | null => {
   try {
-    return createHash('sha256').update(JSON.stringify(schema), 'utf8').digest('hex')
+    return hash('sha256', JSON.stringify(schema), 'hex')
   } catch {
     // Nesting too deep to serialise: checked every time (it fails the same way each time).
     return null

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import { Context, Middleware } from 'koa'
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { Core } from '../../../application/core'
 import { InTransaction, keepIdempotentAnswer } from '../../../application/idempotency/idempotent-requests'
 import { IdempotencyClaim, StoredResponse } from '../../../application/ports/idempotency-repository'
@@ -18,7 +18,7 @@ const badKey: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key', deta
  * a different one of these is refused.
  */
 export const requestFingerprint = (method: string, path: string, mediaType: string, body: string): string =>
-  createHash('sha256').update(`${method} ${path}\n${mediaType}\n${body}`).digest('hex')
+  hash('sha256', `${method} ${path}\n${mediaType}\n${body}`, 'hex')
 
 const claimOf = (ctx: Context): IdempotencyClaim | undefined => ctx.state.idempotencyClaim as IdempotencyClaim | undefined
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import * as E from 'fp-ts/Either'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
@@ -46,7 +46,7 @@ export const sendRecord = (ctx: Context, status: number, body: object, version?:
  */
 export const recordAnswer = (status: number, body: object, version?: number): StoredResponse => {
   const text = jsonText(body)
-  const etag = version === undefined ? `"c${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"` : etagOf(version)
+  const etag = version === undefined ? `"c${hash('sha256', text, 'base64url').slice(0, 22)}"` : etagOf(version)
   return { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ETag: etag }, body: text }
 }
 
