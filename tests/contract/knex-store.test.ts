@@ -12,7 +12,7 @@ import { Knex } from 'knex'
 import { Repositories } from '../../application/ports/unit-of-work'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
-import { compiledFirst, compiledRead } from '../../adapters/persistence/knex/statements'
+import { compiledFirst, compiledRead, insertRows, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -223,6 +223,42 @@ describe('knex store', () => {
           })
           expect(statements.filter((sql) => sql.startsWith('select')), 'only the read in the transaction goes through Knex').to.deep.equal([
             'select * from `items` where `org` = ? and `id` = ? limit 1',
+          ])
+        }))
+
+      it('insertRows and updateWhere run on the connection in a transaction handed over, and through Knex elsewhere', () =>
+        withRows(async (knex) => {
+          const throughKnex: string[] = []
+          knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
+          await knex.transaction(async (trx) => {
+            const stop = runDirectlyIn(knex, trx)
+            try {
+              await insertRows(trx, 'items', [
+                { id: 'e', org: 'o1', n: 4 },
+                { id: 'f', org: 'o1', n: 5 },
+              ])
+              await insertRows(trx, 'items', [{ id: 'g', org: 'o2', n: 6 }])
+              expect(await updateWhere(trx, 'items', { org: 'o1', id: 'e' }, { n: 40 })).to.equal(1)
+              expect(await updateWhere(trx, 'items', { org: 'o2', id: 'e' }, { n: 41 }), 'no row of o2 is e').to.equal(0)
+              expect(await updateWhere(trx, 'items', { org: 'o1' }, { n: 7 }), 'every row of o1').to.equal(6)
+            } finally {
+              stop()
+            }
+          })
+          expect(throughKnex.filter((sql) => !/^(begin|commit)/i.test(sql)), 'statements of the transaction through Knex').to.deep.equal([])
+          // Outside a handed-over transaction the same calls go through Knex.
+          await insertRows(knex, 'items', [{ id: 'h', org: 'o3', n: 8 }])
+          expect(await updateWhere(knex, 'items', { id: 'h' }, { n: 80 })).to.equal(1)
+          expect(throughKnex.filter((sql) => /^(insert|update)/i.test(sql))).to.have.length(2)
+          expect(await knex('items').whereIn('id', ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']).orderBy('id').select('id', 'org', 'n')).to.deep.equal([
+            { id: 'a', org: 'o1', n: 7 },
+            { id: 'b', org: 'o1', n: 7 },
+            { id: 'c', org: 'o1', n: 7 },
+            { id: 'd', org: 'o1', n: 7 },
+            { id: 'e', org: 'o1', n: 7 },
+            { id: 'f', org: 'o1', n: 7 },
+            { id: 'g', org: 'o2', n: 6 },
+            { id: 'h', org: 'o3', n: 80 },
           ])
         }))
     })

@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from './attempt'
-import { changesOf, compiledFirst, compiledRead, execute } from './statements'
+import { changesOf, compiledFirst, compiledRead, insertRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
@@ -54,13 +54,11 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
     }),
   insert: (action) =>
     attempt(async () => {
-      await execute(db('actions').insert(actionToRow(action)))
+      await insertRows(db, 'actions', [actionToRow(action)])
     }),
   update: (action) =>
     attempt(async () => {
-      const written = await changesOf(
-        db('actions').where({ org_id: action.orgId, id: action.id, version: action.version - 1 }).update(withoutKeys(actionToRow(action))),
-      )
+      const written = await updateWhere(db, 'actions', { org_id: action.orgId, id: action.id, version: action.version - 1 }, withoutKeys(actionToRow(action)))
       return written > 0
     }),
   remove: (orgId, id) =>

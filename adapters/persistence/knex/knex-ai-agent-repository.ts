@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from './attempt'
-import { changesOf, compiledFirst, compiledRead, execute, firstRow } from './statements'
+import { changesOf, compiledFirst, compiledRead, execute, firstRow, insertRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
@@ -36,13 +36,11 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
     }),
   insert: (agent) =>
     attempt(async () => {
-      await execute(db('ai_agents').insert(aiAgentToRow(agent)))
+      await insertRows(db, 'ai_agents', [aiAgentToRow(agent)])
     }),
   update: (agent) =>
     attempt(async () => {
-      const written = await changesOf(
-        db('ai_agents').where({ org_id: agent.orgId, id: agent.id, version: agent.version - 1 }).update(withoutKeys(aiAgentToRow(agent))),
-      )
+      const written = await updateWhere(db, 'ai_agents', { org_id: agent.orgId, id: agent.id, version: agent.version - 1 }, withoutKeys(aiAgentToRow(agent)))
       return written > 0
     }),
   remove: (orgId, id) =>

@@ -4,7 +4,7 @@ import { ConversationRepository } from '../../../application/ports/conversation-
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from './attempt'
-import { changesOf, compiledFirst, compiledRead, execute, firstRow } from './statements'
+import { compiledFirst, compiledRead, firstRow, insertRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
@@ -60,14 +60,15 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
     }),
   insert: (conversation) =>
     attempt(async () => {
-      await execute(db('conversations').insert(conversationToRow(conversation)))
+      await insertRows(db, 'conversations', [conversationToRow(conversation)])
     }),
   update: (conversation) =>
     attempt(async () => {
-      const written = await changesOf(
-        db('conversations')
-          .where({ org_id: conversation.orgId, id: conversation.id, version: conversation.version - 1 })
-          .update(withoutKeys(conversationToRow(conversation))),
+      const written = await updateWhere(
+        db,
+        'conversations',
+        { org_id: conversation.orgId, id: conversation.id, version: conversation.version - 1 },
+        withoutKeys(conversationToRow(conversation)),
       )
       return written > 0
     }),

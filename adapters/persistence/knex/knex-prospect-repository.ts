@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from './attempt'
-import { changesOf, compiledFirst, compiledRead, firstRow, returnedRows } from './statements'
+import { compiledFirst, compiledRead, firstRow, returnedRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -51,12 +51,15 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
     }),
   saveStats: (orgId, id, stats) =>
     attempt(async () => {
-      await changesOf(
-        db('prospects').where({ org_id: orgId, id }).update({
+      await updateWhere(
+        db,
+        'prospects',
+        { org_id: orgId, id },
+        {
           conversation_count: stats.conversationCount,
           first_conversation_at: stats.firstConversationAt,
           last_conversation_at: stats.lastConversationAt,
-        }),
+        },
       )
     }),
 })

@@ -5,7 +5,7 @@ import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
 import { attempt } from './attempt'
-import { changesOf, execute, firstRow, returnedRowsOfSql, rowsOf } from './statements'
+import { changesOf, firstRow, insertRows, returnedRowsOfSql, rowsOf, updateWhere } from './statements'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { fromJson, integer, toJson } from './rows'
 
@@ -119,7 +119,7 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
     insertMany: (deliveries) =>
       attempt(async () => {
         for (let i = 0; i < deliveries.length; i += insertChunk) {
-          await execute(db(table).insert(deliveries.slice(i, i + insertChunk).map(toRow)))
+          await insertRows(db, table, deliveries.slice(i, i + insertChunk).map(toRow))
         }
       }),
     findById: (orgId, id) =>
@@ -143,10 +143,11 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     recordAttempt: (claim, progress) =>
       attempt(async () => {
-        const written = await changesOf(
-          db(table)
-            .where({ id: claim.delivery.id, leased_until: claim.leaseUntil })
-            .update({ status: progress.status, attempts: toJson(progress.attempts), next_attempt_at: progress.nextAttemptAt, leased_until: null }),
+        const written = await updateWhere(
+          db,
+          table,
+          { id: claim.delivery.id, leased_until: claim.leaseUntil },
+          { status: progress.status, attempts: toJson(progress.attempts), next_attempt_at: progress.nextAttemptAt, leased_until: null },
         )
         return written > 0
       }),

@@ -1,4 +1,5 @@
 import { Knex } from 'knex'
+import { lruMap } from '../../shared/lru-map'
 import { limitTo } from './limit'
 
 /**
@@ -172,6 +173,9 @@ const compile = (build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null 
   return { sql, slots }
 }
 
+const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding[] =>
+  compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant))
+
 /**
  * A read whose SQL text depends only on its shape (which filters, which page size, whether a
  * cursor), compiled by Knex once per shape and then run with each call's values. Building and
@@ -195,7 +199,7 @@ export const compiledRead = <S = undefined>(
     let compiled = compiledTexts.get(key)
     if (compiled === undefined) compiledTexts.set(key, (compiled = compile((value) => build(db, value, shape))))
     if (compiled === null) return built()
-    const bindings = compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant))
+    const bindings = bindingsOf(compiled, values)
     const connection = directConnectionFor(db.client, false)
     if (connection !== undefined) return (await statementOf(connection, compiled.sql).all(...bindings)) as R[]
     // In another transaction, or while one holds the connection: Knex runs the text in its turn.
@@ -207,4 +211,71 @@ export const compiledRead = <S = undefined>(
 export const compiledFirst = (build: (db: Knex, value: ValueAt) => Knex.QueryBuilder) => {
   const read = compiledRead((db, value) => limitTo(build(db, value), 1))
   return async <R>(db: Knex, values: ReadonlyArray<Binding>): Promise<R | undefined> => (await read<R>(db, values, undefined))[0]
+}
+
+/** The texts of the writes compiled so far, by table and shape; the same for every SQLite client and transaction. */
+const compiledWrites = lruMap<string, Compiled | null>(256)
+
+const compiledWrite = (key: string, build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null => {
+  let compiled = compiledWrites.get(key)
+  if (compiled === undefined) compiledWrites.set(key, (compiled = compile(build)))
+  return compiled
+}
+
+/** A row's columns by name: a row type of rows.ts, or the columns of a WHERE or SET. */
+type Columns = object
+
+const valueIn = (columns: Columns, name: string): unknown => (columns as Record<string, unknown>)[name]
+
+/** `columns`'s names with a marker for each value, the markers numbered from `first`. */
+const marked = (names: ReadonlyArray<string>, value: ValueAt, first: number): Record<string, Binding> => {
+  const row: Record<string, Binding> = {}
+  names.forEach((name, i) => (row[name] = value(first + i)))
+  return row
+}
+
+const sameNames = (names: ReadonlyArray<string>, columns: Columns): boolean => {
+  const keys = Object.keys(columns)
+  return keys.length === names.length && keys.every((key, i) => key === names[i])
+}
+
+/**
+ * INSERT of `rows`, which all have the same columns in the same order. Inside the group commit's
+ * transaction on SQLite its text is compiled by Knex once per table, columns and number of rows,
+ * and run directly: compiling an insert of a conversation's 19 columns, identifiers quoted and
+ * sorted, cost more than SQLite took to store it. Elsewhere Knex builds and runs it.
+ */
+export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Columns>): Promise<void> => {
+  if (rows.length === 0) return
+  const names = Object.keys(rows[0])
+  const values = rows.flatMap((row) => names.map((name) => valueIn(row, name)))
+  const connection = directConnectionFor(db.client, true)
+  if (connection !== undefined && isPlain(values) && rows.every((row) => sameNames(names, row))) {
+    const compiled = compiledWrite(`insert ${table} ${rows.length} ${names.join()}`, (value) =>
+      db(table).insert(rows.map((_, r) => marked(names, value, r * names.length))),
+    )
+    if (compiled !== null) {
+      await statementOf(connection, compiled.sql).run(...bindingsOf(compiled, values))
+      return
+    }
+  }
+  await db(table).insert(rows)
+}
+
+/**
+ * UPDATE of `table` setting `changes` where every column of `where` equals its value; how many
+ * rows it changed. Compiled once per table and columns, and run directly, as `insertRows` is.
+ */
+export const updateWhere = async (db: Knex, table: string, where: Columns, changes: Columns): Promise<number> => {
+  const whereNames = Object.keys(where)
+  const changeNames = Object.keys(changes)
+  const values = [...whereNames.map((name) => valueIn(where, name)), ...changeNames.map((name) => valueIn(changes, name))]
+  const connection = directConnectionFor(db.client, true)
+  if (connection !== undefined && isPlain(values)) {
+    const compiled = compiledWrite(`update ${table} ${whereNames.join()} ${changeNames.join()}`, (value) =>
+      db(table).where(marked(whereNames, value, 0)).update(marked(changeNames, value, whereNames.length)),
+    )
+    if (compiled !== null) return (await statementOf(connection, compiled.sql).run(...bindingsOf(compiled, values))).changes
+  }
+  return Number(await db(table).where(where).update(changes))
 }
