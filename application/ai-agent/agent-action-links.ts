@@ -9,7 +9,7 @@ import { UnitOfWork } from '../ports/unit-of-work'
 import { ActionRepository } from '../ports/action-repository'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { QueryReader, RawQuery } from '../shared/list-query'
-import { trueOrNotFound, findOrNotFound } from '../shared/use-case-kit'
+import { findOrNotFound, pageUnder, trueOrNotFound } from '../shared/use-case-kit'
 
 export type LinkError = NotFound | StoreUnavailable
 
@@ -44,9 +44,11 @@ export const listAgentActions =
   (deps: { agents: AiAgentRepository; actions: ActionRepository }) =>
   (actor: Actor, agentId: string, query: RawQuery): TE.TaskEither<ListAgentActionsError, Page<Action>> => {
     const reader = new QueryReader(query, [])
-    return pipe(
-      trueOrNotFound('ai-agent', agentId, (id) => deps.agents.exists(actor.orgId, id)),
-      TE.chainEitherKW(() => reader.result(reader.page())),
-      TE.chainW((page) => deps.actions.listLinkedToAgent(actor.orgId, agentId, page)),
+    return pageUnder(
+      'ai-agent',
+      agentId,
+      (id) => deps.agents.exists(actor.orgId, id),
+      reader.result(reader.page()),
+      (page) => deps.actions.listLinkedToAgent(actor.orgId, agentId, page),
     )
   }

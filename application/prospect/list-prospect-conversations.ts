@@ -1,4 +1,5 @@
 import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { Conversation } from '../../domain/conversation/conversation'
 import { Actor } from '../../domain/shared/audit'
@@ -7,7 +8,7 @@ import { ConversationRepository } from '../ports/conversation-repository'
 import { Page } from '../ports/paging'
 import { ProspectRepository } from '../ports/prospect-repository'
 import { QueryReader, RawQuery } from '../shared/list-query'
-import { findOrNotFound } from '../shared/use-case-kit'
+import { pageUnder } from '../shared/use-case-kit'
 
 export type ListProspectConversationsError = NotFound | BadQuery | StoreUnavailable
 
@@ -16,9 +17,11 @@ export const listProspectConversations =
   (deps: { prospects: ProspectRepository; conversations: ConversationRepository }) =>
   (actor: Actor, prospectId: string, query: RawQuery): TE.TaskEither<ListProspectConversationsError, Page<Conversation>> => {
     const reader = new QueryReader(query, [])
-    return pipe(
-      findOrNotFound('prospect', prospectId, (id) => deps.prospects.findById(actor.orgId, id)),
-      TE.chainEitherKW(() => reader.result(reader.page())),
-      TE.chainW((page) => deps.conversations.list(actor.orgId, { prospectId }, page)),
+    return pageUnder(
+      'prospect',
+      prospectId,
+      (id) => pipe(deps.prospects.findById(actor.orgId, id), TE.map(O.isSome)),
+      reader.result(reader.page()),
+      (page) => deps.conversations.list(actor.orgId, { prospectId }, page),
     )
   }

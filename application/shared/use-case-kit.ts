@@ -3,6 +3,7 @@ import { pipe } from 'fp-ts/function'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import {
+  BadQuery,
   EntityKind,
   NotFound,
   notFound,
@@ -12,6 +13,7 @@ import {
   storeUnavailable,
 } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
+import { Page, PageRequest } from '../ports/paging'
 
 /**
  * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
@@ -60,6 +62,29 @@ export const trueOrNotFound = (
         TE.chainW((yes) => (yes ? TE.right(undefined) : TE.left(notFound(entity, id)))),
       )
     : TE.left(notFound(entity, id))
+
+/**
+ * A page of the children of a parent of the caller's organisation (an agent's actions, a
+ * prospect's conversations), or NotFound when there is no such parent. The page is read first,
+ * and the parent asked for only when the page is empty: children are stored only under a parent
+ * that exists, so a page with items answers the question, and the common case costs one trip to
+ * the store, not two. A bad query is answered after the parent is found, as when the parent was
+ * asked for first: an unknown parent is a 404 whatever the query.
+ */
+export const pageUnder = <T>(
+  entity: EntityKind,
+  id: string,
+  exists: (id: string) => TE.TaskEither<StoreUnavailable, boolean>,
+  page: E.Either<BadQuery, PageRequest>,
+  list: (page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<T>>,
+): TE.TaskEither<NotFound | BadQuery | StoreUnavailable, Page<T>> => {
+  const parent = trueOrNotFound(entity, id, exists)
+  if (E.isLeft(page) || !isIdOf(entity, id)) return pipe(parent, TE.chainEitherKW(() => page), TE.chainW(list))
+  return pipe(
+    list(page.right),
+    TE.chainW((found) => (found.items.length > 0 ? TE.right(found) : pipe(parent, TE.map(() => found)))),
+  )
+}
 
 /** An optimistic write lost to a concurrent one; the whole read-modify-write is tried again. */
 export interface WriteConflict {

@@ -167,12 +167,25 @@ describe('AI agent use cases (memory store)', () => {
       expect(await runRight(world.core.listAgentActions(alice, agent.id, {}))).to.deep.equal({ items: [], next: null })
     })
 
-    it("is NotFound for an unknown, malformed or another organisation's agent", async () => {
+    it("is NotFound for an unknown, malformed or another organisation's agent, before a bad query", async () => {
       const { world, alice, bob } = scene()
       const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
+      const action = await runRight(world.core.createAction(alice, actionBody()))
+      await runRight(world.core.linkAction(alice, agent.id, action.id))
       for (const [actor, id] of [[alice, 'aia.000404'], [alice, 'agent-1'], [bob, agent.id]] as const) {
-        expect(await runLeft(world.core.listAgentActions(actor, id, {}))).to.deep.equal({ _tag: 'NotFound', entity: 'ai-agent', id })
+        for (const query of [{}, { limit: 'all' }]) {
+          expect(await runLeft(world.core.listAgentActions(actor, id, query))).to.deep.equal({ _tag: 'NotFound', entity: 'ai-agent', id })
+        }
       }
+    })
+
+    it('gives an empty page past the last linked action of a known agent', async () => {
+      const { world, alice } = scene()
+      const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
+      await runRight(world.core.linkAction(alice, agent.id, (await runRight(world.core.createAction(alice, actionBody()))).id))
+      const past = encodeCursor({ key: '2099-01-01T00:00:00.000Z', id: 'act.zzz' })
+      expect(await runRight(world.core.listAgentActions(alice, agent.id, { cursor: past }))).to.deep.equal({ items: [], next: null })
+      expect(await runLeft(world.core.listAgentActions(alice, 'aia.000404', { cursor: past }))).to.have.property('_tag', 'NotFound')
     })
 
     it("refuses to link an unknown agent or action, or another organisation's, and links nothing", async () => {

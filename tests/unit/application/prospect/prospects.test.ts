@@ -67,6 +67,22 @@ describe('prospect use cases (memory store)', () => {
         expect(await runLeft(world.core.listProspectConversations(alice, conversation.prospectId!, query))).to.have.property('_tag', 'BadQuery')
       }
     })
+
+    it("answers an unknown or another organisation's prospect with NotFound before a bad query", async () => {
+      const conversation = await create()
+      for (const [actor, id] of [[alice, 'pro.000404'], [alice, 'nonsense'], [bob, conversation.prospectId!]] as const) {
+        expect(await runLeft(world.core.listProspectConversations(actor, id, { limit: '0' }))).to.deep.equal({ _tag: 'NotFound', entity: 'prospect', id })
+      }
+    })
+
+    it('gives an empty page past the last conversation of a known prospect', async () => {
+      await create({ timestampStart: '2026-03-01T00:00:00Z' })
+      const first = await runRight(world.core.listProspectConversations(alice, 'pro.000001', { limit: '1' }))
+      expect(first.items).to.have.length(1)
+      const past = encodeCursor({ key: '2099-01-01T00:00:00.000Z', id: 'con.zzz' })
+      expect(await runRight(world.core.listProspectConversations(alice, 'pro.000001', { cursor: past }))).to.deep.equal({ items: [], next: null })
+      expect(await runLeft(world.core.listProspectConversations(alice, 'pro.000404', { cursor: past }))).to.have.property('_tag', 'NotFound')
+    })
   })
 
   describe('getProspect and listProspects', () => {
