@@ -241,12 +241,29 @@ describe('knex store', () => {
               expect(await updateWhere(trx, 'items', { org: 'o1', id: 'e' }, { n: 40 })).to.equal(1)
               expect(await updateWhere(trx, 'items', { org: 'o2', id: 'e' }, { n: 41 }), 'no row of o2 is e').to.equal(0)
               expect(await updateWhere(trx, 'items', { org: 'o1' }, { n: 7 }), 'every row of o1').to.equal(6)
+              await trx.schema.createTable('notes', (table) => {
+                table.text('id').primary()
+                table.text('tag')
+              })
+              await insertRows(trx, 'notes', [
+                { id: 'n1', tag: null },
+                { id: 'n2', tag: 't' },
+              ])
+              expect(await updateWhere(trx, 'notes', { tag: null }, { tag: 'was null' }), 'a null in WHERE means IS NULL').to.equal(1)
+              expect(await trx('notes').orderBy('id').select('id', 'tag')).to.deep.equal([
+                { id: 'n1', tag: 'was null' },
+                { id: 'n2', tag: 't' },
+              ])
             } finally {
               stop()
             }
           })
-          expect(throughKnex.filter((sql) => !/^(begin|commit)/i.test(sql)), 'statements of the transaction through Knex').to.deep.equal([])
+          expect(
+            throughKnex.filter((sql) => !/^(begin|commit|create table|select `id`, `tag` from `notes`)/i.test(sql) && !/`tag` is null/i.test(sql)),
+            'statements of the transaction through Knex, besides the schema, the null WHERE and the check',
+          ).to.deep.equal([])
           // Outside a handed-over transaction the same calls go through Knex.
+          throughKnex.length = 0
           await insertRows(knex, 'items', [{ id: 'h', org: 'o3', n: 8 }])
           expect(await updateWhere(knex, 'items', { id: 'h' }, { n: 80 })).to.equal(1)
           expect(throughKnex.filter((sql) => /^(insert|update)/i.test(sql))).to.have.length(2)

@@ -263,15 +263,17 @@ export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Co
 }
 
 /**
- * UPDATE of `table` setting `changes` where every column of `where` equals its value; how many
- * rows it changed. Compiled once per table and columns, and run directly, as `insertRows` is.
+ * UPDATE of `table` setting `changes` where every column of `where` equals its value (IS NULL for
+ * a null, as Knex writes it); how many rows it changed. Compiled once per table and columns, and
+ * run directly, as `insertRows` is; a null in `where` changes the text, so Knex builds that one.
  */
 export const updateWhere = async (db: Knex, table: string, where: Columns, changes: Columns): Promise<number> => {
   const whereNames = Object.keys(where)
   const changeNames = Object.keys(changes)
-  const values = [...whereNames.map((name) => valueIn(where, name)), ...changeNames.map((name) => valueIn(changes, name))]
+  const whereValues = whereNames.map((name) => valueIn(where, name))
+  const values = [...whereValues, ...changeNames.map((name) => valueIn(changes, name))]
   const connection = directConnectionFor(db.client, true)
-  if (connection !== undefined && isPlain(values)) {
+  if (connection !== undefined && isPlain(values) && !whereValues.includes(null)) {
     const compiled = compiledWrite(`update ${table} ${whereNames.join()} ${changeNames.join()}`, (value) =>
       db(table).where(marked(whereNames, value, 0)).update(marked(changeNames, value, whereNames.length)),
     )
