@@ -8,6 +8,7 @@ import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
+import { chainW } from '../shared/task-either'
 import { decodeActionFields } from './action-input'
 
 export type CreateActionError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
@@ -25,7 +26,7 @@ export const createAction = (deps: {
     pipe(
       TE.fromEither(decode(input)),
       TE.map((fields) => newAction(deps.ids.next('action'), actor.orgId, fields, created(actorName(actor), deps.clock.now()))),
-      TE.chainW((action) =>
+      chainW((action) =>
         writeCommittedWith(deps, inTransaction)((repositories) =>
           pipe(
             repositories.actions.insert(action),

@@ -6,6 +6,7 @@ import { BadQuery, StoreUnavailable } from '../../domain/shared/errors'
 import { ActionRepository } from '../ports/action-repository'
 import { Page } from '../ports/paging'
 import { QueryReader, RawQuery } from '../shared/list-query'
+import { chainW } from '../shared/task-either'
 
 export type ListActionsError = BadQuery | StoreUnavailable
 
@@ -15,6 +16,6 @@ export const listActions =
     const reader = new QueryReader(query, [])
     return pipe(
       TE.fromEither(reader.result(reader.page())),
-      TE.chainW((page) => deps.actions.list(actor.orgId, page)),
+      chainW((page) => deps.actions.list(actor.orgId, page)),
     )
   }

@@ -9,6 +9,7 @@ import { UnitOfWork } from '../ports/unit-of-work'
 import { ActionRepository } from '../ports/action-repository'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { QueryReader, RawQuery } from '../shared/list-query'
+import { chainW } from '../shared/task-either'
 import { findOrNotFound, pageUnder, trueOrNotFound } from '../shared/use-case-kit'
 
 export type LinkError = NotFound | StoreUnavailable
@@ -20,8 +21,8 @@ export const linkAction =
     deps.uow.run((repos) =>
       pipe(
         trueOrNotFound('ai-agent', agentId, (id) => repos.agents.exists(actor.orgId, id)),
-        TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
-        TE.chainW(() => repos.agents.link(actor.orgId, agentId, actionId, deps.clock.now())),
+        chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
+        chainW(() => repos.agents.link(actor.orgId, agentId, actionId, deps.clock.now())),
       ),
     )
 
@@ -32,8 +33,8 @@ export const unlinkAction =
     deps.uow.run((repos) =>
       pipe(
         trueOrNotFound('ai-agent', agentId, (id) => repos.agents.exists(actor.orgId, id)),
-        TE.chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
-        TE.chainW(() => trueOrNotFound('action', actionId, (id) => repos.agents.unlink(actor.orgId, agentId, id))),
+        chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
+        chainW(() => trueOrNotFound('action', actionId, (id) => repos.agents.unlink(actor.orgId, agentId, id))),
       ),
     )
 

@@ -7,6 +7,7 @@ import { InTransaction, writeCommittedWith } from '../idempotency/idempotent-req
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
+import { chainW } from '../shared/task-either'
 import { decodeAiAgentCreation } from './ai-agent-input'
 
 export type CreateAiAgentError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
@@ -18,7 +19,7 @@ export const createAiAgent =
     pipe(
       TE.fromEither(decodeAiAgentCreation(input)),
       TE.map((fields) => newAiAgent(deps.ids.next('ai-agent'), actor.orgId, fields, created(actorName(actor), deps.clock.now()))),
-      TE.chainW((agent) =>
+      chainW((agent) =>
         writeCommittedWith(deps, inTransaction)((repositories) =>
           pipe(
             repositories.agents.insert(agent),

@@ -10,6 +10,7 @@ import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { UnitOfWork } from '../ports/unit-of-work'
+import { chainW } from '../shared/task-either'
 import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueue-conversation-webhooks'
 import { decodeConversationFields } from './conversation-input'
 import { prospectSourceOf } from './prospect-source'
@@ -28,17 +29,17 @@ export const createConversation =
   (actor: Actor, input: unknown, inTransaction?: InTransaction<Conversation>): TE.TaskEither<CreateConversationError, Conversation> =>
     pipe(
       TE.fromEither(decodeConversationFields(input)),
-      TE.chainW((fields) =>
+      chainW((fields) =>
         deps.uow.run((repos) =>
           pipe(
             isIdOf('ai-agent', fields.agentId) ? repos.agents.exists(actor.orgId, fields.agentId) : TE.right(false),
-            TE.chainW((known) => (known ? TE.right(undefined) : TE.left(unknownAgent))),
-            TE.chainW(() => {
+            chainW((known) => (known ? TE.right(undefined) : TE.left(unknownAgent))),
+            chainW(() => {
               const now = deps.clock.now()
               const source = prospectSourceOf(deps.phones, fields.source, fields.sourceType)
               return repos.prospects.findOrCreate(newProspect(deps.ids.next('prospect'), actor.orgId, source, now))
             }),
-            TE.chainW((prospect) => {
+            chainW((prospect) => {
               const conversation = newConversation(
                 deps.ids.next('conversation'),
                 actor.orgId,
@@ -48,9 +49,9 @@ export const createConversation =
               )
               return pipe(
                 repos.conversations.insert(conversation),
-                TE.chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
-                TE.chainW(() => enqueueConversationWebhooks(repos, deps.ids, conversation, eventsOfCreation(conversation), conversation.createdAt)),
-                TE.chainW(() => (inTransaction === undefined ? TE.right(undefined) : inTransaction(repos, conversation))),
+                chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
+                chainW(() => enqueueConversationWebhooks(repos, deps.ids, conversation, eventsOfCreation(conversation), conversation.createdAt)),
+                chainW(() => (inTransaction === undefined ? TE.right(undefined) : inTransaction(repos, conversation))),
                 TE.map(() => conversation),
               )
             }),

@@ -8,6 +8,7 @@ import { isIdOf } from '../../domain/shared/ids'
 import { ConversationFilter, ConversationRepository } from '../ports/conversation-repository'
 import { Page, PageRequest } from '../ports/paging'
 import { QueryReader, RawQuery } from '../shared/list-query'
+import { chainW } from '../shared/task-either'
 
 export type ListConversationsError = BadQuery | StoreUnavailable
 
@@ -31,7 +32,7 @@ export const listConversations =
     const page: PageRequest = reader.page()
     return pipe(
       TE.fromEither(reader.result({ filter, page })),
-      TE.chainW(({ filter, page }) =>
+      chainW(({ filter, page }) =>
         (filter.agentId !== undefined && !isIdOf('ai-agent', filter.agentId)) ||
         (filter.prospectId !== undefined && !isIdOf('prospect', filter.prospectId))
           ? TE.fromEither(E.right(emptyPage))

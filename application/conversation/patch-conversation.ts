@@ -18,6 +18,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { applyMergePatch } from '../shared/merge-patch'
+import { chainEitherKW, chainFirstW, chainW } from '../shared/task-either'
 import { enqueueConversationWebhooks, eventsOfChange } from '../webhook/enqueue-conversation-webhooks'
 import { checkIfMatch, findOrNotFound, IfMatch, retryOnConflict, stored } from '../shared/use-case-kit'
 import { decodeConversationContent, patchableKeys } from './conversation-input'
@@ -58,7 +59,7 @@ const refreshStats = (repos: Repositories, orgId: string, prospectId: string | n
     ? TE.right(undefined)
     : pipe(
         repos.conversations.statsOfProspect(orgId, prospectId),
-        TE.chain((stats: ProspectStats) => repos.prospects.saveStats(orgId, prospectId, stats)),
+        chainW((stats: ProspectStats) => repos.prospects.saveStats(orgId, prospectId, stats)),
       )
 
 /**
@@ -84,14 +85,14 @@ export const patchConversation =
       deps.uow.run((repos) =>
         pipe(
           findOrNotFound('conversation', id, (found) => repos.conversations.findById(actor.orgId, found)),
-          TE.chainEitherKW((current) =>
+          chainEitherKW((current) =>
             pipe(
               checkIfMatch('conversation', current, ifMatch),
               E.chainW(() => decodePatched(current, patch)),
               E.map((content) => ({ current, content })),
             ),
           ),
-          TE.chainW(({ current, content }) => {
+          chainW(({ current, content }) => {
             const now = deps.clock.now()
             const sourceChanged = content.source !== current.source || content.sourceType !== current.sourceType
             const prospect = sourceChanged
@@ -107,15 +108,15 @@ export const patchConversation =
             return pipe(
               prospect,
               TE.map((prospectId) => reviseConversation(current, content, prospectId, touched(current, actorName(actor), now))),
-              TE.chainFirstW((next) => pipe(repos.conversations.update(next), TE.chainEitherKW(stored))),
-              TE.chainFirstW((next) =>
+              chainFirstW((next) => pipe(repos.conversations.update(next), chainEitherKW(stored))),
+              chainFirstW((next) =>
                 next.prospectId !== current.prospectId
                   ? refreshStatsInOrder(repos, actor.orgId, [current.prospectId, next.prospectId])
                   : next.timestampStart !== current.timestampStart
                     ? refreshStats(repos, actor.orgId, next.prospectId)
                     : TE.right(undefined),
               ),
-              TE.chainFirstW((next) => enqueueConversationWebhooks(repos, deps.ids, next, eventsOfChange(current, next), now)),
+              chainFirstW((next) => enqueueConversationWebhooks(repos, deps.ids, next, eventsOfChange(current, next), now)),
             )
           }),
         ),

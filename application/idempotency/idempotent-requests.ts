@@ -13,6 +13,7 @@ import { Clock } from '../ports/clock'
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../ports/idempotency-repository'
 import { IdGenerator } from '../ports/id-generator'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
+import { chainFirstW, chainW } from '../shared/task-either'
 
 /** How long a key remembers its answer (the contract's 24 hours). */
 export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000
@@ -50,7 +51,7 @@ export const writeCommittedWith =
       : deps.uow.run((repositories) =>
           pipe(
             write(repositories),
-            TE.chainFirstW((result) => inTransaction(repositories, result)),
+            chainFirstW((result) => inTransaction(repositories, result)),
           ),
         )
 
@@ -83,11 +84,11 @@ export const claimIdempotencyKey =
       const takeOver = (stale: IdempotencyRecord): TE.TaskEither<ClaimError, IdempotencyDecision> =>
         pipe(
           deps.idempotencyKeys.takeOver(stale, candidate),
-          TE.chainW((taken) => (taken ? TE.right(run) : round + 1 < claimRounds ? attempt(round + 1) : TE.left(idempotencyInFlight))),
+          chainW((taken) => (taken ? TE.right(run) : round + 1 < claimRounds ? attempt(round + 1) : TE.left(idempotencyInFlight))),
         )
       return pipe(
         deps.idempotencyKeys.claim(candidate),
-        TE.chainW((outcome): TE.TaskEither<ClaimError, IdempotencyDecision> => {
+        chainW((outcome): TE.TaskEither<ClaimError, IdempotencyDecision> => {
           if (outcome.claimed) return TE.right(run)
           const existing = outcome.existing
           if (existing.expiresAt <= now) return takeOver(existing)
@@ -107,7 +108,7 @@ export const keepIdempotentAnswer =
   (repositories: Repositories): TE.TaskEither<StoreUnavailable | IdempotencyInFlight, void> =>
     pipe(
       repositories.idempotencyKeys.complete(claim, response),
-      TE.chainW((kept) => (kept ? TE.right(undefined) : TE.left(idempotencyInFlight))),
+      chainW((kept) => (kept ? TE.right(undefined) : TE.left(idempotencyInFlight))),
     )
 
 /** Lets the key go after its request was refused or failed, so the client may retry with it. */
@@ -130,7 +131,7 @@ export const purgeExpiredIdempotencyKeys =
     const round = (done: number, rounds: number): TE.TaskEither<StoreUnavailable, number> =>
       pipe(
         deps.idempotencyKeys.purgeExpired(now, batchSize),
-        TE.chain((deleted) => (deleted === batchSize && rounds + 1 < purgeRounds ? round(done + deleted, rounds + 1) : TE.right(done + deleted))),
+        chainW((deleted) => (deleted === batchSize && rounds + 1 < purgeRounds ? round(done + deleted, rounds + 1) : TE.right(done + deleted))),
       )
     return round(0, 0)
   }

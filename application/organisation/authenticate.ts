@@ -6,6 +6,7 @@ import { Actor } from '../../domain/shared/audit'
 import { StoreUnavailable, Unauthorized, unauthorized } from '../../domain/shared/errors'
 import { TokenRepository } from '../ports/organisation-repository'
 import { TokenSecrets } from '../ports/token-secrets'
+import { chainW } from '../shared/task-either'
 
 /** Who is calling: the token's organisation and subject. */
 export interface Caller extends Actor {
@@ -22,7 +23,7 @@ export const authenticate =
     const hash = deps.secrets.hash(presented)
     return pipe(
       deps.tokens.findBySecretHash(hash),
-      TE.chainW(
+      chainW(
         O.fold(
           () => TE.left(unauthorized),
           (token) =>

@@ -12,6 +12,7 @@ import { TokenSecrets } from '../ports/token-secrets'
 import { UnitOfWork } from '../ports/unit-of-work'
 import { strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
+import { chainEitherKW, chainFirstW, chainW } from '../shared/task-either'
 
 /** A token as issued: the record plus its secret, which exists nowhere else after this. */
 export interface IssuedToken {
@@ -27,10 +28,10 @@ export const createOrganisation =
     pipe(
       TE.fromEither(organisationInput(input)),
       TE.map(({ name }): Organisation => ({ id: deps.ids.next('organisation'), name, createdAt: deps.clock.now() })),
-      TE.chainFirstW((organisation) =>
+      chainFirstW((organisation) =>
         pipe(
           deps.organisations.insert(organisation),
-          TE.chainEitherKW((inserted) =>
+          chainEitherKW((inserted) =>
             inserted ? E.right(undefined) : E.left(validationFailed([violation('/name', 'is taken by another organisation')])),
           ),
         ),
@@ -64,10 +65,10 @@ export const createToken =
   (orgId: string, input: unknown): TE.TaskEither<NotFound | ValidationFailed | StoreUnavailable, IssuedToken> =>
     pipe(
       isIdOf('organisation', orgId) ? deps.organisations.findById(orgId) : TE.right(O.none),
-      TE.chainW(TE.fromOption(() => notFound('organisation', orgId))),
-      TE.chainEitherKW(() => tokenInput(input)),
+      chainW(TE.fromOption(() => notFound('organisation', orgId))),
+      chainEitherKW(() => tokenInput(input)),
       TE.map(({ subject, name }) => issue(deps, orgId, subject ?? null, name ?? null)),
-      TE.chainFirstW((issued) => deps.tokens.insert(issued.token)),
+      chainFirstW((issued) => deps.tokens.insert(issued.token)),
     )
 
 export const listTokens =
@@ -75,8 +76,8 @@ export const listTokens =
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, ReadonlyArray<ApiToken>> =>
     pipe(
       isIdOf('organisation', orgId) ? deps.organisations.findById(orgId) : TE.right(O.none),
-      TE.chainW(TE.fromOption(() => notFound('organisation', orgId))),
-      TE.chainW(() => deps.tokens.listByOrganisation(orgId)),
+      chainW(TE.fromOption(() => notFound('organisation', orgId))),
+      chainW(() => deps.tokens.listByOrganisation(orgId)),
     )
 
 /** Revokes a token; it stops authenticating within the token cache's lifetime. */
@@ -86,7 +87,7 @@ export const revokeToken =
     isIdOf('token', tokenId)
       ? pipe(
           deps.tokens.revoke(tokenId, deps.clock.now()),
-          TE.chainW(TE.fromOption(() => notFound('token', tokenId))),
+          chainW(TE.fromOption(() => notFound('token', tokenId))),
         )
       : TE.left(notFound('token', tokenId))
 
@@ -100,13 +101,13 @@ export const bootstrap =
     deps.uow.run((repos) =>
       pipe(
         repos.organisations.list(),
-        TE.chain((existing) => {
+        chainW((existing) => {
           if (existing.length > 0) return TE.right(O.none)
           const organisation: Organisation = { id: deps.ids.next('organisation'), name: defaultOrganisationName, createdAt: deps.clock.now() }
           const issued = issue(deps, organisation.id, null, 'bootstrap')
           return pipe(
             repos.organisations.insert(organisation),
-            TE.chain((inserted) =>
+            chainW((inserted) =>
               // Another process bootstrapped first: its organisation and token stand.
               inserted ? pipe(repos.tokens.insert(issued.token), TE.map(() => O.some({ organisation, issued }))) : TE.right(O.none),
             ),

@@ -6,6 +6,7 @@ import { BadQuery, StoreUnavailable } from '../../domain/shared/errors'
 import { Page } from '../ports/paging'
 import { ProspectRepository } from '../ports/prospect-repository'
 import { QueryReader, RawQuery } from '../shared/list-query'
+import { chainW } from '../shared/task-either'
 
 export type ListProspectsError = BadQuery | StoreUnavailable
 
@@ -15,6 +16,6 @@ export const listProspects =
     const reader = new QueryReader(query, [])
     return pipe(
       TE.fromEither(reader.result(reader.page())),
-      TE.chainW((page) => deps.prospects.list(actor.orgId, page)),
+      chainW((page) => deps.prospects.list(actor.orgId, page)),
     )
   }

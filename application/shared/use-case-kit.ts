@@ -14,6 +14,7 @@ import {
 } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
 import { Page, PageRequest } from '../ports/paging'
+import { chainEitherKW, chainFirstW, chainW } from './task-either'
 
 /**
  * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
@@ -42,7 +43,7 @@ export const findOrNotFound = <A>(
   isIdOf(entity, id)
     ? pipe(
         find(id),
-        TE.chainW(TE.fromOption(() => notFound(entity, id))),
+        chainW(TE.fromOption(() => notFound(entity, id))),
       )
     : TE.left(notFound(entity, id))
 
@@ -59,7 +60,7 @@ export const trueOrNotFound = (
   isIdOf(entity, id)
     ? pipe(
         ask(id),
-        TE.chainW((yes) => (yes ? TE.right(undefined) : TE.left(notFound(entity, id)))),
+        chainW((yes) => (yes ? TE.right(undefined) : TE.left(notFound(entity, id)))),
       )
     : TE.left(notFound(entity, id))
 
@@ -79,10 +80,10 @@ export const pageUnder = <T>(
   list: (page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<T>>,
 ): TE.TaskEither<NotFound | BadQuery | StoreUnavailable, Page<T>> => {
   const parent = trueOrNotFound(entity, id, exists)
-  if (E.isLeft(page) || !isIdOf(entity, id)) return pipe(parent, TE.chainEitherKW(() => page), TE.chainW(list))
+  if (E.isLeft(page) || !isIdOf(entity, id)) return pipe(parent, chainEitherKW(() => page), chainW(list))
   return pipe(
     list(page.right),
-    TE.chainW((found) => (found.items.length > 0 ? TE.right(found) : pipe(parent, TE.map(() => found)))),
+    chainW((found) => (found.items.length > 0 ? TE.right(found) : pipe(parent, TE.map(() => found)))),
   )
 }
 
@@ -121,7 +122,7 @@ export const retryOnConflict = <E, A>(
           ? n < attempts
             ? pipe(
                 () => pause(n).then(() => E.right(undefined)),
-                TE.chainW(() => round(n + 1)),
+                chainW(() => round(n + 1)),
               )
             : TE.left(storeUnavailable('write contention: too many concurrent writes to one record'))
           : TE.left(error as Exclude<E, WriteConflict>),
@@ -159,13 +160,13 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
   retryOnConflict(() =>
     pipe(
       findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
-      TE.chainEitherKW((current) =>
+      chainEitherKW((current) =>
         pipe(
           checkIfMatch(entity, current, request.ifMatch),
           E.chainW(() => request.fields),
           E.map((fields) => request.replace(current, fields)),
         ),
       ),
-      TE.chainFirstW((next) => pipe(records.update(next), TE.chainEitherKW(stored))),
+      chainFirstW((next) => pipe(records.update(next), chainEitherKW(stored))),
     ),
   )

@@ -8,6 +8,7 @@ import { Clock } from '../ports/clock'
 import { ClaimedDelivery, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
 import { WebhookSecretGenerator, WebhookSecretRepository } from '../ports/webhook-secret-repository'
 import { Jitter, SendResult, WebhookSender } from '../ports/webhook-sender'
+import { chainW } from '../shared/task-either'
 import { secretsOf } from './webhook-secrets'
 
 export interface DeliveryPorts {
@@ -56,7 +57,7 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
     }
     return pipe(
       secretsOf(ports, delivery.orgId),
-      TE.chain((secret) => {
+      chainW((secret) => {
         const startedAt = ports.clock.now()
         return pipe(
           TE.fromTask<SendResult, StoreUnavailable>(
@@ -70,7 +71,7 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
           TE.map((result) => afterAttempt(delivery, { at: startedAt, ...result }, ports.clock.now(), ports.jitter.next(), policy)),
         )
       }),
-      TE.chain((next) =>
+      chainW((next) =>
         pipe(
           ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
           TE.map((recorded): DeliveryReport => ({ _tag: 'Attempted', delivery: next, recorded })),

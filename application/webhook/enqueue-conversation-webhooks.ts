@@ -11,6 +11,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { Cursor } from '../ports/paging'
 import { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
 import { maxPageSize } from '../shared/list-query'
+import { chainFirstW, chainW } from '../shared/task-either'
 
 /** The events a new conversation raises: it starts, and it ends too when it comes with an end. */
 export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<WebhookEvent> =>
@@ -28,7 +29,7 @@ const linkedWebhooks = (actions: ActionRepository, orgId: string, agentId: strin
   const from = (after: Cursor | null, found: ReadonlyArray<Action>): TE.TaskEither<StoreUnavailable, ReadonlyArray<Action>> =>
     pipe(
       actions.listLinkedToAgent(orgId, agentId, { limit: maxPageSize, after }, webhookTriggers),
-      TE.chain((page) => (page.next === null ? TE.right([...found, ...page.items]) : from(page.next, [...found, ...page.items]))),
+      chainW((page) => (page.next === null ? TE.right([...found, ...page.items]) : from(page.next, [...found, ...page.items]))),
     )
   return from(null, [])
 }
@@ -68,6 +69,6 @@ export const enqueueConversationWebhooks = (
         ]
       }),
     ),
-    TE.chainFirst((deliveries) => repos.webhookDeliveries.insertMany(deliveries)),
+    chainFirstW((deliveries) => repos.webhookDeliveries.insertMany(deliveries)),
   )
 }

@@ -10,6 +10,7 @@ import { Page } from '../ports/paging'
 import { WebhookDeliveryFilter, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { QueryReader, RawQuery } from '../shared/list-query'
+import { chainW } from '../shared/task-either'
 import { findOrNotFound } from '../shared/use-case-kit'
 
 export type ListWebhookDeliveriesError = BadQuery | StoreUnavailable
@@ -32,7 +33,7 @@ export const listWebhookDeliveries =
     const page = reader.page()
     return pipe(
       TE.fromEither(reader.result({ filter, page })),
-      TE.chainW(({ filter, page }) =>
+      chainW(({ filter, page }) =>
         (filter.conversationId !== undefined && !isIdOf('conversation', filter.conversationId)) ||
         (filter.actionId !== undefined && !isIdOf('action', filter.actionId))
           ? TE.right(emptyPage)

@@ -7,6 +7,7 @@ import { newWebhookSecret, rotatedSecret, WebhookSecret } from '../../domain/web
 import { Clock } from '../ports/clock'
 import { OrganisationRepository } from '../ports/organisation-repository'
 import { WebhookSecretGenerator, WebhookSecretRepository } from '../ports/webhook-secret-repository'
+import { chainEitherKW, chainFirstW, chainW } from '../shared/task-either'
 import { retryOnConflict, stored } from '../shared/use-case-kit'
 
 interface SecretDeps {
@@ -19,7 +20,7 @@ interface SecretDeps {
 export const secretsOf = (deps: SecretDeps, orgId: string): TE.TaskEither<StoreUnavailable, WebhookSecret> =>
   pipe(
     deps.webhookSecrets.find(orgId),
-    TE.chain(
+    chainW(
       O.fold(
         () => deps.webhookSecrets.findOrCreate(newWebhookSecret(orgId, deps.generator.generate(), deps.clock.now())),
         (secret) => TE.right(secret),
@@ -30,7 +31,7 @@ export const secretsOf = (deps: SecretDeps, orgId: string): TE.TaskEither<StoreU
 const existingOrganisation = (organisations: OrganisationRepository, orgId: string): TE.TaskEither<NotFound | StoreUnavailable, void> =>
   pipe(
     isIdOf('organisation', orgId) ? organisations.findById(orgId) : TE.right(O.none),
-    TE.chainW(TE.fromOption(() => notFound('organisation', orgId))),
+    chainW(TE.fromOption(() => notFound('organisation', orgId))),
     TE.map(() => undefined),
   )
 
@@ -40,7 +41,7 @@ export const showWebhookSecret =
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, WebhookSecret> =>
     pipe(
       existingOrganisation(deps.organisations, orgId),
-      TE.chainW(() => secretsOf(deps, orgId)),
+      chainW(() => secretsOf(deps, orgId)),
     )
 
 /**
@@ -52,13 +53,13 @@ export const rotateWebhookSecret =
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, WebhookSecret> =>
     pipe(
       existingOrganisation(deps.organisations, orgId),
-      TE.chainW(() =>
+      chainW(() =>
         retryOnConflict(() =>
           pipe(
             secretsOf(deps, orgId),
             TE.map((current) => ({ current, next: rotatedSecret(current, deps.generator.generate(), deps.clock.now()) })),
-            TE.chainFirstW(({ current, next }) =>
-              pipe(deps.webhookSecrets.replace(current.current, next), TE.chainEitherKW(stored)),
+            chainFirstW(({ current, next }) =>
+              pipe(deps.webhookSecrets.replace(current.current, next), chainEitherKW(stored)),
             ),
             TE.map(({ next }) => next),
           ),

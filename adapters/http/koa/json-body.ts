@@ -3,6 +3,7 @@ import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
 import getRawBody from 'raw-body'
+import { chainEitherKW } from '../../../application/shared/task-either'
 import { HttpFailure } from './problem'
 
 export const bodyLimitBytes = 1024 * 1024
@@ -56,5 +57,5 @@ const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
 export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
   const accepted = options.mergePatch === true ? mergePatchTypes : jsonTypes
   if (!accepted.includes(mediaTypeOf(ctx))) return TE.left({ _tag: 'UnsupportedMediaType', accepted })
-  return pipe(readBodyText(ctx), TE.chainEitherK(jsonObjectOf))
+  return pipe(readBodyText(ctx), chainEitherKW(jsonObjectOf))
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router'
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Core } from '../../../../application/core'
+import { chainW } from '../../../../application/shared/task-either'
 import { Conversation } from '../../../../domain/conversation/conversation'
 import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
@@ -17,7 +18,7 @@ export const conversationRoutes = (router: Router, core: Core): void => {
       ctx,
       pipe(
         readJsonObject(ctx),
-        TE.chainW((body) => core.createConversation(callerOf(ctx), body, answer.inTransaction)),
+        chainW((body) => core.createConversation(callerOf(ctx), body, answer.inTransaction)),
       ),
       answer.send,
     )
@@ -38,10 +39,10 @@ export const conversationRoutes = (router: Router, core: Core): void => {
       ctx,
       pipe(
         TE.fromEither(ifMatchOf(ctx)),
-        TE.chainW((ifMatch) =>
+        chainW((ifMatch) =>
           pipe(
             readJsonObject(ctx, { mergePatch: true }),
-            TE.chainW((patch) => core.patchConversation(callerOf(ctx), ctx.params.id, patch, ifMatch)),
+            chainW((patch) => core.patchConversation(callerOf(ctx), ctx.params.id, patch, ifMatch)),
           ),
         ),
       ),

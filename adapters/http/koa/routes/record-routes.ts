@@ -4,6 +4,7 @@ import * as TE from 'fp-ts/TaskEither'
 import { Caller } from '../../../../application/organisation/authenticate'
 import { Page } from '../../../../application/ports/paging'
 import { RawQuery } from '../../../../application/shared/list-query'
+import { chainW } from '../../../../application/shared/task-either'
 import { IfMatch } from '../../../../application/shared/use-case-kit'
 import { InTransaction } from '../../../../application/idempotency/idempotent-requests'
 import { Core } from '../../../../application/core'
@@ -39,7 +40,7 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
       ctx,
       pipe(
         readJsonObject(ctx),
-        TE.chainW((body) => useCases.create(callerOf(ctx), body, answer.inTransaction)),
+        chainW((body) => useCases.create(callerOf(ctx), body, answer.inTransaction)),
       ),
       answer.send,
     )
@@ -56,10 +57,10 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
       ctx,
       pipe(
         TE.fromEither(ifMatchOf(ctx)),
-        TE.chainW((ifMatch) =>
+        chainW((ifMatch) =>
           pipe(
             readJsonObject(ctx),
-            TE.chainW((body) => useCases.replace(callerOf(ctx), ctx.params.id, body, ifMatch)),
+            chainW((body) => useCases.replace(callerOf(ctx), ctx.params.id, body, ifMatch)),
           ),
         ),
       ),
