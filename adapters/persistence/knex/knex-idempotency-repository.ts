@@ -1,7 +1,7 @@
 import { Knex } from 'knex'
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../../../application/ports/idempotency-repository'
 import { Timestamp } from '../../../domain/shared/time'
-import { attempt } from './attempt'
+import { attempt } from '../attempt'
 import { limitTo } from './limit'
 import { changesOf, execute, firstRow } from './statements'
 

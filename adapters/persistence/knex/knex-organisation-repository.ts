@@ -1,7 +1,7 @@
 import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { OrganisationRepository } from '../../../application/ports/organisation-repository'
-import { attempt } from './attempt'
+import { attempt } from '../attempt'
 import { execute, firstRow, rowsOf } from './statements'
 import { organisationFromRow, OrganisationRow, organisationToRow } from './rows'
 

@@ -1,7 +1,7 @@
 import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
 import { TokenRepository } from '../../../application/ports/organisation-repository'
-import { attempt } from './attempt'
+import { attempt } from '../attempt'
 import { changesOf, execute, firstRow, rowsOf } from './statements'
 import { apiTokenFromRow, ApiTokenRow, apiTokenToRow } from './rows'
 

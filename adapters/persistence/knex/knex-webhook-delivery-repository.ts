@@ -4,7 +4,7 @@ import { ClaimedDelivery, WebhookDeliveryFilter, WebhookDeliveryRepository } fro
 import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
-import { attempt } from './attempt'
+import { attempt } from '../attempt'
 import { changesOf, firstRow, insertRows, returnedRowsOfSql, rowsOf, updateWhere } from './statements'
 import { keysetPage, pageOfRows } from './keyset-page'
 import { fromJson, integer, toJson } from './rows'

@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { WebhookSecretRepository } from '../../../application/ports/webhook-secret-repository'
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
-import { attempt } from './attempt'
+import { attempt } from '../attempt'
 import { changesOf, execute, firstRow } from './statements'
 
 const table = 'webhook_secrets'

@@ -85,12 +85,15 @@ const directly = (query: Knex.QueryBuilder, writes: boolean) => {
   return isPlain(bindings) ? { connection, sql, bindings } : undefined
 }
 
-/** The rows of a read, run directly where it may. */
-export const rowsOf = async <R>(query: Knex.QueryBuilder): Promise<R[]> => {
-  const direct = directly(query, false)
+/** The rows `query` answers, run directly where it may (a read, or a write when `writes`). */
+const allRows = async <R>(query: Knex.QueryBuilder, writes: boolean): Promise<R[]> => {
+  const direct = directly(query, writes)
   if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
   return (await query) as R[]
 }
+
+/** The rows of a read, run directly where it may. */
+export const rowsOf = <R>(query: Knex.QueryBuilder): Promise<R[]> => allRows<R>(query, false)
 
 /** The first row of `query`, or undefined: Knex's `first()` with the limit written in, read as `rowsOf` reads. */
 export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefined> => {
@@ -99,11 +102,7 @@ export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefin
 }
 
 /** The rows a write returns (INSERT … RETURNING), run directly where it may. */
-export const returnedRows = async <R>(query: Knex.QueryBuilder): Promise<R[]> => {
-  const direct = directly(query, true)
-  if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
-  return (await query) as R[]
-}
+export const returnedRows = <R>(query: Knex.QueryBuilder): Promise<R[]> => allRows<R>(query, true)
 
 /** Runs an UPDATE or DELETE, directly where it may; how many rows it changed. */
 export const changesOf = async (query: Knex.QueryBuilder): Promise<number> => {
@@ -112,11 +111,9 @@ export const changesOf = async (query: Knex.QueryBuilder): Promise<number> => {
   return Number(await query)
 }
 
-/** Runs a write whose result nothing needs (an INSERT), directly where it may. */
+/** Runs a write whose result nothing needs (an INSERT), as `changesOf` runs it. */
 export const execute = async (query: Knex.QueryBuilder): Promise<void> => {
-  const direct = directly(query, true)
-  if (direct !== undefined) await statementOf(direct.connection, direct.sql).run(...direct.bindings)
-  else await query
+  await changesOf(query)
 }
 
 /** Runs a statement without bindings (SAVEPOINT, RELEASE…) in `db`, directly where it may. */

@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import * as E from 'fp-ts/Either'
-import * as TE from 'fp-ts/TaskEither'
 import { Repositories, UnitOfWork } from '../../../application/ports/unit-of-work'
-import { storeUnavailable, StoreUnavailable } from '../../../domain/shared/errors'
+import { attempt, causeOf } from '../attempt'
 import { Store } from '../store'
 import { memoryActionRepository } from './memory-action-repository'
 import { memoryAiAgentRepository } from './memory-ai-agent-repository'
@@ -14,8 +13,6 @@ import { emptyMemoryState, MemoryAccess, MemoryState, snapshotOf } from './memor
 import { memoryTokenRepository } from './memory-token-repository'
 import { memoryWebhookDeliveryRepository } from './memory-webhook-delivery-repository'
 import { memoryWebhookSecretRepository } from './memory-webhook-secret-repository'
-
-const causeOf = (error: unknown): StoreUnavailable => storeUnavailable(error instanceof Error ? error.message : String(error))
 
 const memoryRepositories = (access: MemoryAccess): Repositories => ({
   actions: memoryActionRepository(access),
@@ -58,10 +55,10 @@ export const createMemoryStore = (): Store => {
   }
 
   const outside: MemoryAccess = (use) =>
-    TE.tryCatch(() => {
+    attempt(() => {
       checkUsable()
       return exclusively(async () => use(state))
-    }, causeOf)
+    })
 
   const run: UnitOfWork['run'] = (work) => async () => {
     try {
@@ -73,10 +70,10 @@ export const createMemoryStore = (): Store => {
       const snapshot = snapshotOf(state)
       let open = true
       const within: MemoryAccess = (use) =>
-        TE.tryCatch(async () => {
+        attempt(async () => {
           if (!open) throw new Error('the transaction is over')
           return use(state)
-        }, causeOf)
+        })
       try {
         const result = await insideTransaction.run(true, () => work(memoryRepositories(within))())
         if (E.isLeft(result)) state = snapshot

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import * as E from 'fp-ts/Either'
 import * as TE from 'fp-ts/TaskEither'
-import { attempt, causeOf } from '../../../adapters/persistence/knex/attempt'
+import { attempt, causeOf } from '../../../adapters/persistence/attempt'
 
 /** What fp-ts's TE.tryCatch answers for the same queries, which attempt stands in for. */
 const asTryCatch = <A>(queries: () => Promise<A>): TE.TaskEither<unknown, A> => TE.tryCatch(queries, causeOf)
