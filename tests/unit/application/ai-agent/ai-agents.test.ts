@@ -179,6 +179,16 @@ describe('AI agent use cases (memory store)', () => {
       }
     })
 
+    it('is NotFound for a deleted agent that had links, not the page its links would have made', async () => {
+      // The listing reads the page first and asks for the agent only when it is empty: it relies
+      // on an agent's links going with it.
+      const { world, alice } = scene()
+      const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
+      await runRight(world.core.linkAction(alice, agent.id, (await runRight(world.core.createAction(alice, actionBody()))).id))
+      await runRight(world.core.deleteAiAgent(alice, agent.id))
+      expect(await runLeft(world.core.listAgentActions(alice, agent.id, {}))).to.deep.equal({ _tag: 'NotFound', entity: 'ai-agent', id: agent.id })
+    })
+
     it('gives an empty page past the last linked action of a known agent', async () => {
       const { world, alice } = scene()
       const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
