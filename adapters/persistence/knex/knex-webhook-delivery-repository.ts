@@ -4,10 +4,11 @@ import { ClaimedDelivery, WebhookDeliveryFilter, WebhookDeliveryRepository } fro
 import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
+import { fromJsonColumn } from '../../shared/stored-json'
 import { attempt } from '../attempt'
 import { changesOf, firstRow, insertRows, returnedRowsOfSql, rowsOf, updateWhere } from './statements'
 import { keysetPage, pageOfRows } from './keyset-page'
-import { fromJson, integer, toJson } from './rows'
+import { integer, toJson } from './rows'
 
 const table = 'webhook_deliveries'
 
@@ -47,7 +48,7 @@ const toRow = (delivery: WebhookDelivery): WebhookDeliveryRow => ({
 
 /** jsonb keeps no key order, so each attempt is rebuilt in the contract's order. */
 const attemptsOf = (value: unknown): ReadonlyArray<DeliveryAttempt> =>
-  (fromJson<ReadonlyArray<DeliveryAttempt>>(value) ?? []).map((a) => ({
+  (fromJsonColumn<ReadonlyArray<DeliveryAttempt>>(value) ?? []).map((a) => ({
     at: a.at,
     statusCode: a.statusCode === null ? null : integer(a.statusCode),
     error: a.error,
@@ -67,7 +68,7 @@ const fromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
   request: {
     method: row.request_method as HttpMethod,
     url: row.request_url,
-    headers: fromJson<Record<string, string>>(row.request_headers) ?? {},
+    headers: fromJsonColumn<Record<string, string>>(row.request_headers) ?? {},
     body: row.request_body,
   },
 })

@@ -9,12 +9,11 @@ import { Conversation, ConversationStatus, SourceType } from '../../../domain/co
 import { ApiToken, Organisation } from '../../../domain/organisation/organisation'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { Timestamp } from '../../../domain/shared/time'
-import { fromJsonColumn, withStoredJson } from '../../shared/stored-json'
+import { withStoredJson } from '../../shared/stored-json'
 
 /** JSON text for a JSON column; SQL NULL for null so that `IS NULL` means what it says. */
 export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
-export const fromJson = fromJsonColumn
 
 const timestamp = (value: unknown): Timestamp => value as Timestamp
 
