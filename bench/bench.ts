@@ -22,7 +22,7 @@ import { BenchDatabase, freshDatabase } from './database'
 import { countConversations, Dataset, DatasetSize, loadDataset, topUpConversations } from './dataset'
 import { LoadRequest, runLoad } from './load'
 import { Operation, OperationContext, operations, scaleOperationKeys } from './operations'
-import { BenchReport, compareScale, Measured, OperationReport, Round, ScalePoint, summarise, writeReport } from './report'
+import { Backlog, BenchReport, compareScale, Measured, OperationReport, Round, ScalePoint, summarise, writeReport } from './report'
 
 export interface BenchOptions {
   /** A postgres:// URL runs on a new database of that server; anything else on a new SQLite file. */
@@ -128,6 +128,41 @@ const outboxRows = async (knex: Knex): Promise<number | null> => {
     }
   }
   return null
+}
+
+/** Deliveries still to be made (or being made); null without an outbox table. */
+const pendingDeliveries = async (knex: Knex): Promise<number | null> => {
+  if (!(await knex.schema.hasTable('webhook_deliveries'))) return null
+  const row = (await knex('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n: number | string } | undefined
+  return Number(row?.n ?? 0)
+}
+
+/** The longest the bench waits for a run's deliveries to be made before it goes on regardless. */
+const backlogLimitMs = 180_000
+
+/**
+ * Waits until the service has made every webhook delivery the last run queued, and measures what
+ * that took. Without the wait, the service would make them during the next baseline run, whose
+ * bare process also receives them: the baseline measured half as fast during the conversations,
+ * which made their ratio look twice as good as it was.
+ */
+const drainBacklog = async (deployment: Deployment, requests: number): Promise<Backlog | null> => {
+  const before = deployment.service.cpuSeconds()
+  const started = performance.now()
+  const pending = await pendingDeliveries(deployment.loader)
+  if (pending === null || pending === 0) return null
+  let left = pending
+  while (left > 0 && performance.now() - started < backlogLimitMs) {
+    await wait(100)
+    left = (await pendingDeliveries(deployment.loader)) ?? 0
+  }
+  const after = deployment.service.cpuSeconds()
+  return {
+    pending,
+    seconds: (performance.now() - started) / 1000,
+    cpuUsPerRequest: before === null || after === null || requests === 0 ? null : ((after - before) * 1e6) / requests,
+    drained: left === 0,
+  }
 }
 
 /**
@@ -257,21 +292,35 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutcome> => 
     const measure = async (entries: ReadonlyArray<{ operation: Operation; deployment: Deployment; tag?: string }>): Promise<OperationReport[]> => {
       const origins = entries.map((e) => (e.operation.server === 'service' ? e.deployment.origin : baselineOrigin))
       const requests = entries.map((e) => e.operation.requests(e.deployment.context))
+      // Every run of the service is followed by the deliveries it queued, so that no run (the
+      // baseline least of all) meets the work of the one before.
+      const run = async (i: number, seconds: number): Promise<{ result: Measured; backlog: Backlog | null }> => {
+        const result = await load(origins[i], seconds, requests[i])
+        const backlog = entries[i].operation.server === 'service' ? await drainBacklog(entries[i].deployment, result.requests) : null
+        if (backlog !== null && !backlog.drained) {
+          log(`  ${entries[i].operation.key}: ${backlog.pending} deliveries were still not all made after ${backlogLimitMs / 1000} s`)
+        }
+        return { result, backlog }
+      }
       const warmups: Array<Measured | null> = []
       for (let i = 0; i < entries.length; i++) {
-        warmups.push(options.warmupSeconds > 0 ? await load(origins[i], options.warmupSeconds, requests[i]) : null)
+        warmups.push(options.warmupSeconds > 0 ? (await run(i, options.warmupSeconds)).result : null)
       }
       const rounds: Round[][] = entries.map(() => [])
       for (let r = 0; r < options.rounds; r++) {
         const base = await load(baselineOrigin, options.baselineSeconds, baselineRequest)
         for (let i = 0; i < entries.length; i++) {
-          const result = await load(origins[i], options.seconds, requests[i])
+          const { result, backlog } = await run(i, options.seconds)
           const ratio = result.requestsPerSecond / base.requestsPerSecond
-          rounds[i].push({ baseline: base, operation: result, ratio })
+          rounds[i].push({ baseline: base, operation: result, ratio, backlog })
+          const afterwards =
+            backlog === null
+              ? ''
+              : `; then ${backlog.pending} deliveries in ${backlog.seconds.toFixed(1)} s, ${backlog.cpuUsPerRequest?.toFixed(0) ?? '?'} µs/req more`
           log(
             `  ${entries[i].operation.key}${entries[i].tag ?? ''} round ${r + 1}: ${rps(result)} vs baseline ${rps(base)} = ${ratio.toFixed(3)}; ` +
               `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, errors ${result.errors}, ` +
-              `CPU ${result.serverCpuUsPerRequest?.toFixed(0) ?? '?'} µs/req vs ${base.serverCpuUsPerRequest?.toFixed(0) ?? '?'}`,
+              `CPU ${result.serverCpuUsPerRequest?.toFixed(0) ?? '?'} µs/req vs ${base.serverCpuUsPerRequest?.toFixed(0) ?? '?'}${afterwards}`,
           )
         }
       }

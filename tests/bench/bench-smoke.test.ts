@@ -85,6 +85,23 @@ describe('bench (smoke run)', function () {
     if (webhooks.outboxRows !== null) expect(webhooks.outboxRows).to.be.greaterThan(0)
   })
 
+  it('lets the service make every delivery a run queued before the next run, and counts its cost', () => {
+    const { operations: measured, webhooks } = outcome.report
+    // Each run is followed by its deliveries, so by the count every outbox row has reached the sink.
+    expect(webhooks.delivered).to.equal(webhooks.outboxRows)
+    for (const operation of measured) {
+      for (const round of operation.rounds) if (round.backlog !== null) expect(round.backlog.drained, operation.label).to.equal(true)
+    }
+    const conversations = measured.filter((o) => o.key.startsWith('post-conversation'))
+    expect(conversations).to.have.length(2)
+    for (const operation of conversations) {
+      const round = operation.rounds[0]
+      if (round.backlog === null) expect(operation.cpuWithBacklogUsPerRequest).to.equal(null)
+      else expect(operation.cpuWithBacklogUsPerRequest).to.equal((round.operation.serverCpuUsPerRequest ?? NaN) + (round.backlog.cpuUsPerRequest ?? NaN))
+    }
+    for (const operation of measured.filter((o) => o.kind === 'read')) expect(operation.rounds.every((r) => r.backlog === null), operation.label).to.equal(true)
+  })
+
   it('writes the results as JSON and as a Markdown table', () => {
     expect(path.dirname(outcome.files.json)).to.equal(dir)
     expect(existsSync(outcome.files.json)).to.equal(true)
