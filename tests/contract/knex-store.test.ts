@@ -113,7 +113,7 @@ describe('knex store', () => {
       }
     })
 
-    it('binds no LIMIT: reads by key and pages keep their compiled statement on SQLite', async () => {
+    it('binds no LIMIT: reads by key, pages and the webhook claim keep their compiled statement on SQLite', async () => {
       // SQLite plans with a bound LIMIT's value and so compiles such a statement again on every
       // run; the repositories write their limits into the SQL text instead (limit.ts).
       const knex = connectKnex('sqlite::memory:')
@@ -140,6 +140,7 @@ describe('knex store', () => {
           r.webhookDeliveries.findById('org.x', 'whd.x'),
           r.webhookDeliveries.list('org.x', {}, page),
           r.idempotencyKeys.purgeExpired(at, 100),
+          r.webhookDeliveries.claimDue(at, 8, at),
         ]
         const reads = readsIn(openKnexStore(knex).repositories)
         for (const read of reads) expect((await read())._tag).to.equal('Right')

@@ -8,6 +8,7 @@ import { fromJsonColumn } from '../../shared/stored-json'
 import { attempt } from '../attempt'
 import { changesOf, firstRow, insertRows, returnedRowsOfSql, rowsOf, updateWhere } from './statements'
 import { keysetPage, pageOfRows } from './keyset-page'
+import { writtenLimit } from './limit'
 import { integer, toJson } from './rows'
 
 const table = 'webhook_deliveries'
@@ -90,26 +91,27 @@ const insertChunk = 50
  * The claim is one statement, so it is atomic on its own. PostgreSQL locks the rows it picks and
  * skips rows another claim has locked (FOR UPDATE SKIP LOCKED), so concurrent workers never wait
  * for each other nor take the same row; the CTE is materialised so the LIMIT is applied once.
- * SQLite has one writer at a time, so its single UPDATE … RETURNING needs no more.
+ * SQLite has one writer at a time, so its single UPDATE … RETURNING needs no more. Its LIMIT is
+ * written into the text, as every SQLite read's is (limit.ts): a bound one made SQLite compile
+ * the claim again on every poll. A worker asks for at most its free slots, so the texts are few.
  */
-const claimSql = (postgres: boolean): string =>
-  postgres
-    ? `WITH due AS MATERIALIZED (
-         SELECT id FROM ${table}
-         WHERE status = 'pending' AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, id
-         LIMIT ?
-         FOR UPDATE SKIP LOCKED)
-       UPDATE ${table} AS d SET next_attempt_at = ?, leased_until = ?
-       FROM due WHERE d.id = due.id
-       RETURNING d.*`
-    : `UPDATE ${table} SET next_attempt_at = ?, leased_until = ?
-       WHERE id IN (
-         SELECT id FROM ${table}
-         WHERE status = 'pending' AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, id
-         LIMIT ?)
-       RETURNING *`
+const postgresClaimSql = `WITH due AS MATERIALIZED (
+    SELECT id FROM ${table}
+    WHERE status = 'pending' AND next_attempt_at <= ?
+    ORDER BY next_attempt_at, id
+    LIMIT ?
+    FOR UPDATE SKIP LOCKED)
+  UPDATE ${table} AS d SET next_attempt_at = ?, leased_until = ?
+  FROM due WHERE d.id = due.id
+  RETURNING d.*`
+
+const sqliteClaimSql = (limit: number): string => `UPDATE ${table} SET next_attempt_at = ?, leased_until = ?
+  WHERE id IN (
+    SELECT id FROM ${table}
+    WHERE status = 'pending' AND next_attempt_at <= ?
+    ORDER BY next_attempt_at, id
+    LIMIT ${writtenLimit(limit)})
+  RETURNING *`
 
 const byCreation = (a: WebhookDeliveryRow, b: WebhookDeliveryRow): number =>
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
@@ -135,10 +137,9 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     claimDue: (now, limit, leaseUntil) =>
       attempt(async () => {
-        const bindings = postgres ? [now, limit, leaseUntil, leaseUntil] : [leaseUntil, leaseUntil, now, limit]
         const rows = postgres
-          ? ((await db.raw(claimSql(postgres), bindings)) as { rows: WebhookDeliveryRow[] }).rows
-          : await returnedRowsOfSql<WebhookDeliveryRow>(db, claimSql(postgres), bindings)
+          ? ((await db.raw(postgresClaimSql, [now, limit, leaseUntil, leaseUntil])) as { rows: WebhookDeliveryRow[] }).rows
+          : await returnedRowsOfSql<WebhookDeliveryRow>(db, sqliteClaimSql(limit), [leaseUntil, leaseUntil, now])
         // RETURNING promises no order.
         return [...rows].sort(byCreation).map((row): ClaimedDelivery => ({ delivery: fromRow(row), leaseUntil }))
       }),

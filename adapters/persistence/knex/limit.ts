@@ -7,7 +7,10 @@ import { Knex } from 'knex'
  * compilation, 21 µs instead of 12 measured on the bench's data. A limit is an integer the code
  * chose or checked, so writing it in is safe, and the few distinct texts it makes stay prepared.
  */
-export const limitTo = <Q extends Knex.QueryBuilder>(query: Q, rows: number): Q => {
+export const limitTo = <Q extends Knex.QueryBuilder>(query: Q, rows: number): Q => query.limit(writtenLimit(rows), { skipBinding: true }) as Q
+
+/** `rows`, once checked fit to be written into SQL text as a LIMIT. */
+export const writtenLimit = (rows: number): number => {
   if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`a LIMIT must be a non-negative integer, not ${rows}`)
-  return query.limit(rows, { skipBinding: true }) as Q
+  return rows
 }
