@@ -3,13 +3,28 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from '../attempt'
-import { compiledFirst, compiledRead, firstRow, returnedRows, updateWhere } from './statements'
+import { compiledFirst, compiledRead, returnedRows, updateWhere } from './statements'
+import { limitTo } from './limit'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
 const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospect.id })
 
 const byId = compiledFirst((db, value) => db('prospects').where({ org_id: value(0), id: value(1) }))
+
+/**
+ * By number, FOR UPDATE when `locked` (PostgreSQL; SQLite has one writer anyway and its dialect
+ * writes no lock): the row stays locked until the transaction ends, so transactions adding
+ * conversations to one prospect, in any process, take turns, and each reads the counters the one
+ * before it saved.
+ */
+const bySource = compiledRead(
+  (db, value, locked: boolean) => {
+    const query = limitTo(db('prospects').where({ org_id: value(0), source: value(1) }), 1)
+    return locked ? query.forUpdate() : query
+  },
+  (locked) => (locked ? 'locked' : ''),
+)
 
 const byOrganisation = compiledRead(
   (db, value, page: PageShape) => db('prospects').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
@@ -30,13 +45,7 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
   findOrCreate: (candidate, options = {}) =>
     attempt(async () => {
       const lock = options.lock ?? true
-      // FOR UPDATE (PostgreSQL; SQLite has one writer anyway): the row stays locked until the
-      // transaction ends, so transactions adding conversations to one prospect, in any process,
-      // take turns, and each reads the counters the one before it saved.
-      const find = (): Promise<ProspectRow | undefined> => {
-        const query = db('prospects').where({ org_id: candidate.orgId, source: candidate.source })
-        return firstRow(lock ? query.forUpdate() : query)
-      }
+      const find = async (): Promise<ProspectRow | undefined> => (await bySource<ProspectRow>(db, [candidate.orgId, candidate.source], lock))[0]
       // Most conversations come from a known prospect: one read, no write. For a new one the
       // unique (org_id, source) index settles races: a losing insert does nothing and returns no
       // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.

@@ -4,7 +4,7 @@ import { WebhookSecretRepository } from '../../../application/ports/webhook-secr
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 import { attempt } from '../attempt'
-import { changesOf, execute, firstRow } from './statements'
+import { changesOf, compiledFirst, execute } from './statements'
 
 const table = 'webhook_secrets'
 
@@ -35,9 +35,12 @@ const fromRow = (row: WebhookSecretRow): WebhookSecret => ({
   rotatedAt: row.rotated_at as Timestamp | null,
 })
 
+/** Read once per webhook attempt: compiled once, as the other reads by key are. */
+const byOrganisation = compiledFirst((db, value) => db(table).where('org_id', value(0)))
+
 export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository => {
   const find = async (orgId: string): Promise<WebhookSecret | undefined> => {
-    const row: WebhookSecretRow | undefined = await firstRow(db(table).where('org_id', orgId))
+    const row = await byOrganisation<WebhookSecretRow>(db, [orgId])
     return row === undefined ? undefined : fromRow(row)
   }
   return {
