@@ -133,7 +133,7 @@ const outboxRows = async (knex: Knex): Promise<number | null> => {
 /** Deliveries still to be made (or being made); null without an outbox table. */
 const pendingDeliveries = async (knex: Knex): Promise<number | null> => {
   if (!(await knex.schema.hasTable('webhook_deliveries'))) return null
-  const row = (await knex('webhook_deliveries').where('status', 'pending').count({ n: '*' }).first()) as { n: number | string } | undefined
+  const row = (await knex('webhook_deliveries').whereRaw(`status = 'pending'`).count({ n: '*' }).first()) as { n: number | string } | undefined
   return Number(row?.n ?? 0)
 }
 

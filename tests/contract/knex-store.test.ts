@@ -20,6 +20,7 @@ import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/k
 import * as initialSchema from '../../adapters/persistence/knex/migrations/001-initial-schema'
 import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
 import * as idempotencyKeys from '../../adapters/persistence/knex/migrations/003-idempotency-keys'
+import * as pendingDeliveriesIndex from '../../adapters/persistence/knex/migrations/004-pending-deliveries-index'
 
 const pragma = async (knex: Knex, name: string): Promise<unknown> => {
   const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`)
@@ -359,7 +360,7 @@ describe('knex store', () => {
     it('lists what is pending, applies it once, and then has nothing pending', async () => {
       const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
       try {
-        const all = ['001-initial-schema', '002-webhooks', '003-idempotency-keys']
+        const all = ['001-initial-schema', '002-webhooks', '003-idempotency-keys', '004-pending-deliveries-index']
         expect(await pendingMigrations(knex)).to.deep.equal(all)
         expect(await migrateToLatest(knex)).to.deep.equal(all)
         expect(await pendingMigrations(knex)).to.deep.equal([])
@@ -372,10 +373,30 @@ describe('knex store', () => {
       }
     })
 
+    it("keeps only the pending deliveries in the workers' poll index, which the poll and the count read", async () => {
+      const knex = connectKnex('sqlite::memory:')
+      const indexSql = async (): Promise<string> => ((await knex('sqlite_master').where('name', 'webhook_deliveries_due').first('sql')) as { sql: string }).sql
+      const plan = async (sql: string): Promise<string> =>
+        ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`)) as Array<{ detail: string }>).map((row) => row.detail).join(' / ')
+      try {
+        await migrateToLatest(knex)
+        expect(await indexSql()).to.match(/\(next_attempt_at, id\) WHERE status = 'pending'$/)
+        const poll = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= '2026-01-01' ORDER BY next_attempt_at, id LIMIT 8`
+        expect(await plan(poll)).to.equal('SEARCH webhook_deliveries USING COVERING INDEX webhook_deliveries_due (next_attempt_at<?)')
+        expect(await plan(`SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'`)).to.contain('USING COVERING INDEX webhook_deliveries_due')
+        // Down restores 002's index over every row.
+        await pendingDeliveriesIndex.down(knex)
+        expect(await indexSql()).to.match(/\(`status`, `next_attempt_at`, `id`\)$/)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
     it('undoes every migration completely, newest first', async () => {
       const knex = connectKnex('sqlite::memory:')
       try {
         await migrateToLatest(knex)
+        await pendingDeliveriesIndex.down(knex)
         await idempotencyKeys.down(knex)
         await webhooks.down(knex)
         await initialSchema.down(knex)

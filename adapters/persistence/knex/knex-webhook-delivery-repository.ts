@@ -167,7 +167,8 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     countPending: () =>
       attempt(async () => {
-        const row: { pending?: number | string } | undefined = await firstRow(db(table).where('status', 'pending').count({ pending: '*' }))
+        // The literal lets both databases count from the index of pending deliveries (migration 004).
+        const row: { pending?: number | string } | undefined = await firstRow(db(table).whereRaw(`status = 'pending'`).count({ pending: '*' }))
         return integer(row?.pending ?? 0)
       }),
   }

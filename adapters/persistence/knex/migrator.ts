@@ -2,6 +2,7 @@ import { Knex } from 'knex'
 import * as initialSchema from './migrations/001-initial-schema'
 import * as webhooks from './migrations/002-webhooks'
 import * as idempotencyKeys from './migrations/003-idempotency-keys'
+import * as pendingDeliveriesIndex from './migrations/004-pending-deliveries-index'
 
 interface NamedMigration {
   readonly name: string
@@ -16,6 +17,7 @@ const migrations: ReadonlyArray<NamedMigration> = [
   { name: '001-initial-schema', migration: initialSchema },
   { name: '002-webhooks', migration: webhooks },
   { name: '003-idempotency-keys', migration: idempotencyKeys },
+  { name: '004-pending-deliveries-index', migration: pendingDeliveriesIndex },
 ]
 
 const isPostgres = (knex: Knex): boolean => knex.client.dialect === 'postgresql'
