@@ -1,34 +1,42 @@
 /**
  * The thread behind sqlite-checkpointer.ts: its own connection to the database file, copying the
- * WAL back into it every `everyMs` with a PASSIVE checkpoint, which never waits for readers or
- * writers, until told to stop. A failed checkpoint (a full disk, a lock held elsewhere) is left
- * for the next round: the service's own connection still checkpoints when the WAL grows too long.
+ * WAL back into it with PASSIVE checkpoints, which never wait for readers or writers, at the
+ * cadence `nextCheckpointInMs` sets, until told to stop. A failed checkpoint (a full disk, a lock
+ * held elsewhere) is left for the next round: the service's own connection still checkpoints when
+ * the WAL grows too long.
  */
 import Database from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
+import { CheckpointThreadData, nextCheckpointInMs, WalStatus } from './sqlite-checkpoint-cadence'
 
-export interface CheckpointThreadData {
-  readonly filename: string
-  readonly everyMs: number
-}
-
-const { filename, everyMs } = workerData as CheckpointThreadData
+const { filename, cadence } = workerData as CheckpointThreadData
 
 let db: Database.Database | undefined
-const checkpoint = (): void => {
+let timer: NodeJS.Timeout | undefined
+let last: WalStatus | null = null
+
+/** One PASSIVE checkpoint, and what it reported; null when it failed. */
+const checkpoint = (): WalStatus | null => {
   try {
     db ??= new Database(filename, { fileMustExist: true })
-    db.pragma('wal_checkpoint(PASSIVE)')
+    const [status] = db.pragma('wal_checkpoint(PASSIVE)') as WalStatus[]
+    return status ?? null
   } catch {
     // Tried again next round; a connection that failed to open is opened again then.
+    return null
   }
 }
 
-const timer = setInterval(checkpoint, everyMs)
+const round = (): void => {
+  const status = checkpoint()
+  timer = setTimeout(round, nextCheckpointInMs(last, status, cadence))
+  last = status
+}
+timer = setTimeout(round, cadence.quietMs)
 
 parentPort?.on('message', (message: unknown) => {
   if (message !== 'stop') return
-  clearInterval(timer)
+  clearTimeout(timer)
   try {
     db?.close()
   } catch {

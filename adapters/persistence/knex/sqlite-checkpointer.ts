@@ -1,9 +1,6 @@
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import type { CheckpointThreadData } from './sqlite-checkpoint-thread'
-
-/** How often the thread checkpoints: the WAL grows by at most this much of a busy moment's writes. */
-const checkpointEveryMs = 100
+import { busyCheckpointMs, CheckpointThreadData, quietCheckpointMs } from './sqlite-checkpoint-cadence'
 
 /**
  * How long the WAL may grow before the writing connection checkpoints it itself, as a backstop for
@@ -21,11 +18,12 @@ export interface Checkpointer {
  * to the WAL back into the database file and syncs it; on the connection that commits, SQLite
  * runs one every 1,000 pages, inside the COMMIT that crosses the line, on the event loop's thread:
  * 70% of the time of a COMMIT of conversations in the bench. Here a worker thread, with its own
- * connection, runs a PASSIVE checkpoint (it never blocks readers or the writer) every 100 ms, and
- * the writer's own automatic checkpoint only starts past `backstopCheckpointPages`.
+ * connection, runs PASSIVE checkpoints (they never block readers or the writer), every 20 ms while
+ * commits come and every 100 ms when they do not (`sqlite-checkpoint-cadence.ts`), and the writer's own
+ * automatic checkpoint only starts past `backstopCheckpointPages`.
  */
 export const startSqliteCheckpointer = (filename: string): Checkpointer => {
-  const workerData: CheckpointThreadData = { filename, everyMs: checkpointEveryMs }
+  const workerData: CheckpointThreadData = { filename, cadence: { quietMs: quietCheckpointMs, busyMs: busyCheckpointMs } }
   const thread = new Worker(join(__dirname, 'sqlite-checkpoint-thread.js'), { workerData })
   // The thread never keeps the process alive, and its failure costs only the backstop's checkpoints.
   thread.unref()
