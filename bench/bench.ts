@@ -15,6 +15,7 @@ import { environmentVariables } from '../config/env'
 import { serviceNodeFlags } from '../config/node-flags'
 import { knexActionRepository } from '../adapters/persistence/knex/knex-action-repository'
 import { knexConversationRepository } from '../adapters/persistence/knex/knex-conversation-repository'
+import { pendingOnly } from '../adapters/persistence/knex/knex-webhook-delivery-repository'
 import { firstPage } from '../application/ports/paging'
 import { defaultPageSize } from '../application/shared/list-query'
 import { Child, startChild } from './child'
@@ -133,7 +134,7 @@ const outboxRows = async (knex: Knex): Promise<number | null> => {
 /** Deliveries still to be made (or being made); null without an outbox table. */
 const pendingDeliveries = async (knex: Knex): Promise<number | null> => {
   if (!(await knex.schema.hasTable('webhook_deliveries'))) return null
-  const row = (await knex('webhook_deliveries').whereRaw(`status = 'pending'`).count({ n: '*' }).first()) as { n: number | string } | undefined
+  const row = (await knex('webhook_deliveries').whereRaw(pendingOnly).count({ n: '*' }).first()) as { n: number | string } | undefined
   return Number(row?.n ?? 0)
 }
 

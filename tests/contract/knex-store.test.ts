@@ -21,6 +21,7 @@ import * as initialSchema from '../../adapters/persistence/knex/migrations/001-i
 import * as webhooks from '../../adapters/persistence/knex/migrations/002-webhooks'
 import * as idempotencyKeys from '../../adapters/persistence/knex/migrations/003-idempotency-keys'
 import * as pendingDeliveriesIndex from '../../adapters/persistence/knex/migrations/004-pending-deliveries-index'
+import { pendingOnly } from '../../adapters/persistence/knex/knex-webhook-delivery-repository'
 
 const pragma = async (knex: Knex, name: string): Promise<unknown> => {
   const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`)
@@ -381,6 +382,8 @@ describe('knex store', () => {
       try {
         await migrateToLatest(knex)
         expect(await indexSql()).to.match(/\(next_attempt_at, id\) WHERE status = 'pending'$/)
+        // The repository's poll and count write the very condition of the index.
+        expect(await indexSql()).to.match(new RegExp(`WHERE ${pendingOnly}$`))
         const poll = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= '2026-01-01' ORDER BY next_attempt_at, id LIMIT 8`
         expect(await plan(poll)).to.equal('SEARCH webhook_deliveries USING COVERING INDEX webhook_deliveries_due (next_attempt_at<?)')
         expect(await plan(`SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'`)).to.contain('USING COVERING INDEX webhook_deliveries_due')

@@ -4,7 +4,6 @@ import { ProspectRepository } from '../../../application/ports/prospect-reposito
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from '../attempt'
 import { compiledFirst, compiledRead, returnedRows, updateWhere } from './statements'
-import { limitTo } from './limit'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -18,9 +17,9 @@ const byId = compiledFirst((db, value) => db('prospects').where({ org_id: value(
  * conversations to one prospect, in any process, take turns, and each reads the counters the one
  * before it saved.
  */
-const bySource = compiledRead(
+const bySource = compiledFirst(
   (db, value, locked: boolean) => {
-    const query = limitTo(db('prospects').where({ org_id: value(0), source: value(1) }), 1)
+    const query = db('prospects').where({ org_id: value(0), source: value(1) })
     return locked ? query.forUpdate() : query
   },
   (locked) => (locked ? 'locked' : ''),
@@ -45,7 +44,7 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
   findOrCreate: (candidate, options = {}) =>
     attempt(async () => {
       const lock = options.lock ?? true
-      const find = async (): Promise<ProspectRow | undefined> => (await bySource<ProspectRow>(db, [candidate.orgId, candidate.source], lock))[0]
+      const find = (): Promise<ProspectRow | undefined> => bySource<ProspectRow>(db, [candidate.orgId, candidate.source], lock)
       // Most conversations come from a known prospect: one read, no write. For a new one the
       // unique (org_id, source) index settles races: a losing insert does nothing and returns no
       // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.

@@ -13,6 +13,12 @@ import { integer, toJson } from './rows'
 
 const table = 'webhook_deliveries'
 
+/**
+ * The deliveries still to be made, as the poll index's own condition (migration 004). Written as
+ * a literal, never bound, so that SQLite and PostgreSQL both see the index's condition holds.
+ */
+export const pendingOnly = `status = 'pending'`
+
 interface WebhookDeliveryRow {
   readonly id: string
   readonly org_id: string
@@ -97,7 +103,7 @@ const insertChunk = 50
  */
 const postgresClaimSql = `WITH due AS MATERIALIZED (
     SELECT id FROM ${table}
-    WHERE status = 'pending' AND next_attempt_at <= ?
+    WHERE ${pendingOnly} AND next_attempt_at <= ?
     ORDER BY next_attempt_at, id
     LIMIT ?
     FOR UPDATE SKIP LOCKED)
@@ -108,7 +114,7 @@ const postgresClaimSql = `WITH due AS MATERIALIZED (
 const sqliteClaimSql = (limit: number): string => `UPDATE ${table} SET next_attempt_at = ?, leased_until = ?
   WHERE id IN (
     SELECT id FROM ${table}
-    WHERE status = 'pending' AND next_attempt_at <= ?
+    WHERE ${pendingOnly} AND next_attempt_at <= ?
     ORDER BY next_attempt_at, id
     LIMIT ${writtenLimit(limit)})
   RETURNING *`
@@ -167,8 +173,7 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     countPending: () =>
       attempt(async () => {
-        // The literal lets both databases count from the index of pending deliveries (migration 004).
-        const row: { pending?: number | string } | undefined = await firstRow(db(table).whereRaw(`status = 'pending'`).count({ pending: '*' }))
+        const row: { pending?: number | string } | undefined = await firstRow(db(table).whereRaw(pendingOnly).count({ pending: '*' }))
         return integer(row?.pending ?? 0)
       }),
   }

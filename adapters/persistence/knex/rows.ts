@@ -14,7 +14,6 @@ import { withStoredJson } from '../../shared/stored-json'
 /** JSON text for a JSON column; SQL NULL for null so that `IS NULL` means what it says. */
 export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
-
 const timestamp = (value: unknown): Timestamp => value as Timestamp
 
 const timestampOrNull = (value: unknown): Timestamp | null => (value === null || value === undefined ? null : (value as Timestamp))

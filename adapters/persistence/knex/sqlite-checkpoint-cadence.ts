@@ -1,15 +1,5 @@
 /** When the checkpoint thread (sqlite-checkpoint-thread.ts) copies the WAL back into the database. */
 
-/** How often the thread checkpoints while the database is quiet. */
-export const quietCheckpointMs = 100
-
-/**
- * The pause between checkpoints while commits keep adding frames: short, so that each copies
- * little and the writer's backstop, if it is reached, finds little left to copy. 5 ms measured
- * the same p99 as 20 ms, and cost the small, frequent commits of a webhook backlog about 6% more.
- */
-export const busyCheckpointMs = 20
-
 /** What a PASSIVE checkpoint reports: frames in the WAL, and how many of them are copied. */
 export interface WalStatus {
   readonly log: number
@@ -17,9 +7,18 @@ export interface WalStatus {
 }
 
 export interface CheckpointCadence {
+  /** The pause after a checkpoint that found the WAL as the one before left it. */
   readonly quietMs: number
+  /** The pause while commits keep adding frames: short, so that each checkpoint copies little. */
   readonly busyMs: number
 }
+
+/**
+ * The service's cadence. A writer that reaches its backstop finds at most `busyMs` of frames left
+ * to copy. 5 ms measured the same p99 as 20 ms, and cost the small, frequent commits of a webhook
+ * backlog about 6% more.
+ */
+export const checkpointCadence: CheckpointCadence = { quietMs: 100, busyMs: 20 }
 
 /**
  * When the thread checkpoints next: soon when the WAL changed since the checkpoint before (commits

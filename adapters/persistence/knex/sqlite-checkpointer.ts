@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { busyCheckpointMs, CheckpointThreadData, quietCheckpointMs } from './sqlite-checkpoint-cadence'
+import { checkpointCadence, CheckpointThreadData } from './sqlite-checkpoint-cadence'
 
 /**
  * How long the WAL may grow before the writing connection checkpoints it itself, as a backstop for
@@ -19,11 +19,11 @@ export interface Checkpointer {
  * runs one every 1,000 pages, inside the COMMIT that crosses the line, on the event loop's thread:
  * 70% of the time of a COMMIT of conversations in the bench. Here a worker thread, with its own
  * connection, runs PASSIVE checkpoints (they never block readers or the writer), every 20 ms while
- * commits come and every 100 ms when they do not (`sqlite-checkpoint-cadence.ts`), and the writer's own
+ * commits come and every 100 ms when they do not (`checkpointCadence`), and the writer's own
  * automatic checkpoint only starts past `backstopCheckpointPages`.
  */
 export const startSqliteCheckpointer = (filename: string): Checkpointer => {
-  const workerData: CheckpointThreadData = { filename, cadence: { quietMs: quietCheckpointMs, busyMs: busyCheckpointMs } }
+  const workerData: CheckpointThreadData = { filename, cadence: checkpointCadence }
   const thread = new Worker(join(__dirname, 'sqlite-checkpoint-thread.js'), { workerData })
   // The thread never keeps the process alive, and its failure costs only the backstop's checkpoints.
   thread.unref()

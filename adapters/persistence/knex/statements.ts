@@ -204,10 +204,10 @@ export const compiledRead = <S = undefined>(
   }
 }
 
-/** A compiled read of one row by its values, as `firstRow` reads (the limit written in). */
-export const compiledFirst = (build: (db: Knex, value: ValueAt) => Knex.QueryBuilder) => {
-  const read = compiledRead((db, value) => limitTo(build(db, value), 1))
-  return async <R>(db: Knex, values: ReadonlyArray<Binding>): Promise<R | undefined> => (await read<R>(db, values, undefined))[0]
+/** A compiled read of one row by its values, as `firstRow` reads (the limit written in); shapes as `compiledRead`'s. */
+export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey?: (shape: S) => string) => {
+  const read = compiledRead((db, value, shape: S) => limitTo(build(db, value, shape), 1), shapeKey)
+  return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape?: S): Promise<R | undefined> => (await read<R>(db, values, shape as S))[0]
 }
 
 /** The texts of the writes compiled so far, by table and shape; the same for every SQLite client and transaction. */

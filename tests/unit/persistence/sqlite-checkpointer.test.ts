@@ -36,7 +36,7 @@ describe('SQLite checkpoints on a thread', () => {
     afterEach(() => rmSync(folder, { recursive: true, force: true }))
 
     /**
-     * Writes `transactions` commits of about four pages each, lets the database rest, writes one
+     * Writes `transactions` commits of a few pages each (seven frames here), lets the database rest, writes one
      * more small commit, and reads how many frames the WAL then holds (from a PRAGMA on another
      * connection, which reports the count before it copies anything).
      */
