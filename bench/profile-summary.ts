@@ -2,7 +2,12 @@
  * Summarises V8 CPU profiles (node --cpu-prof, as `BENCH_CPU_PROF_DIR` makes the bench write them):
  * the functions with the most self time, and self time by package or project folder.
  *
- *   node dist/bench/profile-summary.js <file.cpuprofile | dir> [top=25]
+ *   node dist/bench/profile-summary.js <file.cpuprofile | dir> [top=25] [--during <text>]
+ *
+ * `--during` counts only the 100 ms slices of the profile in which code from a file whose path
+ * contains <text> ran: `--during conversation-routes` keeps the moments the conversations were
+ * answered, and leaves out the service's start, the idle baseline runs and the webhook backlog
+ * the bench drains after each run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import * as path from 'node:path'
@@ -16,13 +21,26 @@ interface CallFrame {
 interface ProfileNode {
   readonly id: number
   readonly callFrame: CallFrame
+  readonly children?: ReadonlyArray<number>
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   readonly nodes: ReadonlyArray<ProfileNode>
+  /** Microseconds, as timeDeltas. */
+  readonly startTime: number
   readonly samples: ReadonlyArray<number>
   readonly timeDeltas: ReadonlyArray<number>
 }
+
+export interface SummaryOptions {
+  /** How many functions and places to list. */
+  readonly top?: number
+  /** Count only the slices of time in which code from a file whose path contains this ran. */
+  readonly during?: string
+}
+
+/** The length of the slices `during` keeps or leaves out. */
+const sliceUs = 100_000
 
 export interface SelfTime {
   readonly name: string
@@ -58,16 +76,49 @@ const ranked = (totals: Map<string, number>, totalMs: number, top: number): Self
     .slice(0, top)
     .map(([name, ms]) => ({ name, ms, share: ms / totalMs }))
 
-export const summariseProfiles = (profiles: ReadonlyArray<CpuProfile>, top = 25): ProfileSummary => {
+/** When each sample was taken, in microseconds: the profile's start plus the deltas so far. */
+const sampleTimes = (profile: CpuProfile): number[] => {
+  let at = profile.startTime
+  return profile.timeDeltas.map((delta) => (at += delta))
+}
+
+/** The slices of `profile` in which a frame from a file whose path contains `marker` was on the stack. */
+const slicesWith = (profile: CpuProfile, marker: string): Set<number> => {
+  const parentOf = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id)
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
+  const marked = new Map<number, boolean>()
+  const isMarked = (id: number): boolean => {
+    let known = marked.get(id)
+    if (known === undefined) {
+      const parent = parentOf.get(id)
+      known = (frames.get(id)?.url.includes(marker) ?? false) || (parent !== undefined && isMarked(parent))
+      marked.set(id, known)
+    }
+    return known
+  }
+  const times = sampleTimes(profile)
+  const slices = new Set<number>()
+  profile.samples.forEach((id, i) => {
+    if (isMarked(id)) slices.add(Math.floor(times[i] / sliceUs))
+  })
+  return slices
+}
+
+export const summariseProfiles = (profiles: ReadonlyArray<CpuProfile>, options: SummaryOptions = {}): ProfileSummary => {
+  const top = options.top ?? 25
   const byFunction = new Map<string, number>()
   const byPlace = new Map<string, number>()
   let totalMs = 0
   for (const profile of profiles) {
     const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
+    const kept = options.during === undefined ? null : slicesWith(profile, options.during)
+    const times = sampleTimes(profile)
     profile.samples.forEach((id, i) => {
       const frame = frames.get(id)
       const ms = (profile.timeDeltas[i] ?? 0) / 1000
       if (frame === undefined || frame.functionName === '(idle)') return
+      if (kept !== null && !kept.has(Math.floor(times[i] / sliceUs))) return
       totalMs += ms
       const name = nameOf(frame)
       byFunction.set(name, (byFunction.get(name) ?? 0) + ms)
@@ -102,10 +153,13 @@ const profilesIn = (target: string): CpuProfile[] => {
 }
 
 if (require.main === module) {
-  const [target, top] = process.argv.slice(2)
-  if (target === undefined) {
-    process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile | dir> [top]\n')
+  const args = process.argv.slice(2)
+  const duringAt = args.indexOf('--during')
+  const during = duringAt === -1 ? undefined : args[duringAt + 1]
+  const [target, top] = duringAt === -1 ? args : [...args.slice(0, duringAt), ...args.slice(duringAt + 2)]
+  if (target === undefined || (duringAt !== -1 && during === undefined) || (top !== undefined && !(Number(top) > 0))) {
+    process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile | dir> [top] [--during <text>]\n')
     process.exit(2)
   }
-  process.stdout.write(formatSummary(summariseProfiles(profilesIn(target), top === undefined ? 25 : Number(top))))
+  process.stdout.write(formatSummary(summariseProfiles(profilesIn(target), { top: top === undefined ? 25 : Number(top), during })))
 }
