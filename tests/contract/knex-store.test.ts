@@ -72,7 +72,7 @@ describe('knex store', () => {
   }
 
   describe('connectKnex', () => {
-    it('opens a sqlite file in a folder it creates, with WAL, synchronous NORMAL, foreign keys, no blocking busy wait', async () => {
+    it('opens a sqlite file in a folder it creates, with WAL, synchronous NORMAL, foreign keys, temporary storage in memory, no blocking busy wait', async () => {
       const file = join(folder, 'nested', 'deeper', 'db.sqlite')
       const knex = connectKnex(`sqlite:${file}`)
       try {
@@ -81,6 +81,8 @@ describe('knex store', () => {
         // 0: SQLite's own wait would block the event loop; lock waits run on timers instead (below).
         expect(await pragma(knex, 'busy_timeout')).to.equal(0)
         expect(await pragma(knex, 'synchronous')).to.equal(1)
+        // 2: MEMORY, so the savepoints' sub-journals never spill to a temporary file.
+        expect(await pragma(knex, 'temp_store')).to.equal(2)
         expect(existsSync(file)).to.equal(true)
       } finally {
         await knex.destroy()
