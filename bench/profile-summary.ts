@@ -82,11 +82,12 @@ const sampleTimes = (profile: CpuProfile): number[] => {
   return profile.timeDeltas.map((delta) => (at += delta))
 }
 
+const sliceOf = (timeUs: number): number => Math.floor(timeUs / sliceUs)
+
 /** The slices of `profile` in which a frame from a file whose path contains `marker` was on the stack. */
-const slicesWith = (profile: CpuProfile, marker: string): Set<number> => {
+const slicesWith = (profile: CpuProfile, frames: ReadonlyMap<number, CallFrame>, times: ReadonlyArray<number>, marker: string): Set<number> => {
   const parentOf = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id)
-  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
   const marked = new Map<number, boolean>()
   const isMarked = (id: number): boolean => {
     let known = marked.get(id)
@@ -97,10 +98,9 @@ const slicesWith = (profile: CpuProfile, marker: string): Set<number> => {
     }
     return known
   }
-  const times = sampleTimes(profile)
   const slices = new Set<number>()
   profile.samples.forEach((id, i) => {
-    if (isMarked(id)) slices.add(Math.floor(times[i] / sliceUs))
+    if (isMarked(id)) slices.add(sliceOf(times[i]))
   })
   return slices
 }
@@ -112,13 +112,13 @@ export const summariseProfiles = (profiles: ReadonlyArray<CpuProfile>, options: 
   let totalMs = 0
   for (const profile of profiles) {
     const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
-    const kept = options.during === undefined ? null : slicesWith(profile, options.during)
     const times = sampleTimes(profile)
+    const kept = options.during === undefined ? null : slicesWith(profile, frames, times, options.during)
     profile.samples.forEach((id, i) => {
       const frame = frames.get(id)
       const ms = (profile.timeDeltas[i] ?? 0) / 1000
       if (frame === undefined || frame.functionName === '(idle)') return
-      if (kept !== null && !kept.has(Math.floor(times[i] / sliceUs))) return
+      if (kept !== null && !kept.has(sliceOf(times[i]))) return
       totalMs += ms
       const name = nameOf(frame)
       byFunction.set(name, (byFunction.get(name) ?? 0) + ms)

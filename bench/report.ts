@@ -128,6 +128,13 @@ export const median = (values: ReadonlyArray<number>): number => {
 const medianOrNull = (values: ReadonlyArray<number | null>): number | null =>
   values.some((v) => v === null) ? null : median(values as ReadonlyArray<number>)
 
+/** A round's CPU per request with its backlog's added; null when either was not measured. */
+const cpuWithBacklogOf = (round: Round): number | null => {
+  const run = round.operation.serverCpuUsPerRequest
+  const backlog = round.backlog === null ? 0 : round.backlog.cpuUsPerRequest
+  return run === null || backlog === null ? null : run + backlog
+}
+
 export const summarise = (
   operation: { key: string; label: string; kind: OperationKind; minRatio: number | null; maxP99Ms: number | null },
   warmup: Measured | null,
@@ -151,15 +158,7 @@ export const summarise = (
     worstP99Ms: Math.max(...rounds.map((r) => r.operation.p99Ms)),
     cpuUsPerRequest: medianOrNull(rounds.map((r) => r.operation.serverCpuUsPerRequest)),
     baselineCpuUsPerRequest: medianOrNull(rounds.map((r) => r.baseline.serverCpuUsPerRequest)),
-    cpuWithBacklogUsPerRequest: rounds.some((r) => r.backlog !== null)
-      ? medianOrNull(
-          rounds.map((r) =>
-            r.operation.serverCpuUsPerRequest === null || (r.backlog !== null && r.backlog.cpuUsPerRequest === null)
-              ? null
-              : r.operation.serverCpuUsPerRequest + (r.backlog?.cpuUsPerRequest ?? 0),
-          ),
-        )
-      : null,
+    cpuWithBacklogUsPerRequest: rounds.some((r) => r.backlog !== null) ? medianOrNull(rounds.map(cpuWithBacklogOf)) : null,
     errors: (warmup?.errors ?? 0) + rounds.reduce((sum, r) => sum + r.operation.errors, 0),
     statusCodes,
     ratioMet: operation.minRatio === null ? null : ratio >= operation.minRatio,
