@@ -182,10 +182,15 @@ const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
           const checkpointer = checkpointInBackground ? startSqliteCheckpointer(filename) : undefined
           if (checkpointer !== undefined) connection.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
           const close = connection.close.bind(connection)
-          connection.close = () => {
+          // The pool awaits what `close` returns (knex's destroyRawConnection), so a destroyed
+          // Knex instance has let go of the file, the checkpoint thread's connection included.
+          connection.close = async () => {
             if (current === connection) current = undefined
-            checkpointer?.stop()
-            return close()
+            try {
+              close()
+            } finally {
+              await checkpointer?.stop()
+            }
           }
           current = connection
         } catch (error) {

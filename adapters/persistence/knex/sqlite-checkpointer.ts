@@ -8,9 +8,16 @@ import { checkpointCadence, CheckpointThreadData } from './sqlite-checkpoint-cad
  */
 export const backstopCheckpointPages = 10_000
 
+/** How long `stop` waits for the thread to close its connection before it ends the thread. */
+const stopTimeoutMs = 2_000
+
 export interface Checkpointer {
-  /** Stops the thread; its last checkpoint, if one runs, finishes on its own. */
-  readonly stop: () => void
+  /**
+   * Stops the thread and settles once it has exited, its connection closed: until then the
+   * thread may still open the WAL and shared-memory files, so a caller that removes the database
+   * (or expects the last connection to have removed them) must wait for it.
+   */
+  readonly stop: () => Promise<void>
 }
 
 /**
@@ -28,5 +35,21 @@ export const startSqliteCheckpointer = (filename: string): Checkpointer => {
   // The thread never keeps the process alive, and its failure costs only the backstop's checkpoints.
   thread.unref()
   thread.on('error', () => undefined)
-  return { stop: () => thread.postMessage('stop') }
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()))
+  return {
+    stop: () => {
+      thread.postMessage('stop')
+      // Should the thread not exit (a checkpoint stuck in a system call on a hung disk), a close
+      // waits no longer than stopTimeoutMs for it.
+      let deadline: NodeJS.Timeout | undefined
+      const givenUp = new Promise<void>((resolve) => {
+        deadline = setTimeout(() => {
+          void thread.terminate()
+          resolve()
+        }, stopTimeoutMs)
+        deadline.unref()
+      })
+      return Promise.race([exited, givenUp]).finally(() => clearTimeout(deadline))
+    },
+  }
 }

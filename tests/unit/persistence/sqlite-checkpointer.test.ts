@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import Database from 'better-sqlite3'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { connectKnex } from '../../../adapters/persistence/knex/connect'
@@ -77,6 +77,25 @@ describe('SQLite checkpoints on a thread', () => {
       const without = await framesAfterRest(false, 100)
       expect(without, 'frames in the WAL without the thread').to.be.above(300)
       expect(withThread, 'frames in the WAL with the thread').to.be.below(20)
+    })
+
+    it('has closed its connection once the Knex instance is destroyed, so the last close removes the WAL', async () => {
+      const file = path.join(folder, 'closed.sqlite')
+      const knex = connectKnex(`sqlite:${file}`, { checkpointInBackground: true })
+      await knex.schema.createTable('notes', (table) => table.text('body'))
+      await knex('notes').insert({ body: 'kept' })
+      // Past the thread's first round (100 ms when idle), so that it holds a connection of its own.
+      await wait(300)
+      await knex.destroy()
+      // A connection still open would keep the -wal and -shm files, and could write them again
+      // after the caller removed the folder.
+      expect(readdirSync(folder)).to.deep.equal(['closed.sqlite'])
+      const reopened = new Database(file, { fileMustExist: true, readonly: true })
+      try {
+        expect(reopened.prepare('select body from notes').all()).to.deep.equal([{ body: 'kept' }])
+      } finally {
+        reopened.close()
+      }
     })
   })
 })
