@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
 import { checkpointCadence, CheckpointThreadData } from './sqlite-checkpoint-cadence'
 
@@ -37,19 +38,14 @@ export const startSqliteCheckpointer = (filename: string): Checkpointer => {
   thread.on('error', () => undefined)
   const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()))
   return {
-    stop: () => {
+    stop: async () => {
       thread.postMessage('stop')
       // Should the thread not exit (a checkpoint stuck in a system call on a hung disk), a close
       // waits no longer than stopTimeoutMs for it.
-      let deadline: NodeJS.Timeout | undefined
-      const givenUp = new Promise<void>((resolve) => {
-        deadline = setTimeout(() => {
-          void thread.terminate()
-          resolve()
-        }, stopTimeoutMs)
-        deadline.unref()
-      })
-      return Promise.race([exited, givenUp]).finally(() => clearTimeout(deadline))
+      const settled = new AbortController()
+      const timedOut = delay(stopTimeoutMs, true, { ref: false, signal: settled.signal }).catch(() => false)
+      if (await Promise.race([exited.then(() => false), timedOut])) void thread.terminate()
+      settled.abort()
     },
   }
 }

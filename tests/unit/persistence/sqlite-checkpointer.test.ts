@@ -3,10 +3,9 @@ import Database from 'better-sqlite3'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
+import { setTimeout as wait } from 'node:timers/promises'
 import { connectKnex } from '../../../adapters/persistence/knex/connect'
 import { nextCheckpointInMs, WalStatus } from '../../../adapters/persistence/knex/sqlite-checkpoint-cadence'
-
-const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('SQLite checkpoints on a thread', () => {
   describe('nextCheckpointInMs', () => {
