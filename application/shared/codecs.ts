@@ -183,23 +183,39 @@ export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
   examples: ['2026-03-01T09:30:00Z'],
 })
 
-const containsNul = (value: unknown): boolean => {
-  if (typeof value === 'string') return value.includes('\u0000')
-  if (Array.isArray(value)) return value.some(containsNul)
-  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v))
-  return false
+/**
+ * How deep a free-form value may nest, counting the value itself as the first level (Ruby's JSON
+ * default). Walking a deeper one, here, in the schema compiler or in the answer, would exhaust the
+ * stack: a 60 KB body of 5,000 nested arrays was answered with a 500 before this bound.
+ */
+export const maxFreeFormDepth = 100
+
+/** Why a free-form value cannot be stored, if it cannot: a NUL, or nesting past the bound. */
+const freeFormFlaw = (value: unknown, depth = 1): 'nul' | 'deep' | null => {
+  if (typeof value === 'string') return value.includes('\u0000') ? 'nul' : null
+  if (typeof value !== 'object' || value === null) return null
+  if (depth > maxFreeFormDepth) return 'deep'
+  for (const [key, item] of Object.entries(value)) {
+    const flaw = key.includes('\u0000') ? 'nul' : freeFormFlaw(item, depth + 1)
+    if (flaw !== null) return flaw
+  }
+  return null
 }
+
+const freeFormMessages = {
+  nul: 'must not contain the NUL character',
+  deep: `must not nest more than ${maxFreeFormDepth} levels deep`,
+} as const
 
 /** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */
 export const jsonObject = describedAs(new t.Type<JsonObject, JsonObject, unknown>(
   'object',
   (u): u is JsonObject => isPlainObject(u),
-  (u, c) =>
-    !isPlainObject(u)
-      ? t.failure(u, c, 'must be an object')
-      : containsNul(u)
-        ? t.failure(u, c, 'must not contain the NUL character')
-        : t.success(u as JsonObject),
+  (u, c) => {
+    if (!isPlainObject(u)) return t.failure(u, c, 'must be an object')
+    const flaw = freeFormFlaw(u)
+    return flaw === null ? t.success(u as JsonObject) : t.failure(u, c, freeFormMessages[flaw])
+  },
   t.identity,
 ), { type: 'object' })
 

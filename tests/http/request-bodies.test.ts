@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { describeEachDatabase, useServer } from '../support/http-harness'
-import { actionBody } from '../support/http-fixtures'
+import { maxFreeFormDepth } from '../../application/shared/codecs'
+import { actionBody, agentBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus, expectViolations } from './expect-http'
 import { seed, Seeded, v1Routes } from './routes'
 
@@ -151,6 +152,30 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
       expectStatus(await h().a.request('GET', '/v1/actions', { contentType: null }), 200)
       const action = await h().a.post('/v1/actions', actionBody())
       expectStatus(await h().a.request('DELETE', `/v1/actions/${action.body.id}`, { contentType: null }), 204)
+    })
+  })
+
+  describe('free-form JSON nested thousands of levels deep (a small body)', () => {
+    // As text: JSON.stringify itself runs out of stack on such a value.
+    const deep = 'deep value here'
+    const nestedText = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`
+    const schemaText = (levels: number): string => `${'{"allOf":['.repeat(levels)}{"type":"object"}${']}'.repeat(levels)}`
+    const post = (path: string, body: object, deepText: string) =>
+      h().a.request('POST', path, { raw: JSON.stringify(body).replace(JSON.stringify(deep), deepText), contentType: 'application/json' })
+
+    it('is a 422 naming the field, for an action\'s parameters and payload and an agent\'s transcriber', async () => {
+      expectViolations(await post('/v1/actions', actionBody({ parameters: deep }), schemaText(5_000)), ['/parameters'])
+      expectViolations(await post('/v1/actions', actionBody({ parameters: { default: deep } }), nestedText(5_000)), ['/parameters'])
+      const endpoint = { url: 'https://example.com/hook', method: 'POST', payload: { data: deep } }
+      expectViolations(await post('/v1/actions', actionBody({ endpoint }), nestedText(5_000)), ['/endpoint/payload'])
+      expectViolations(await post('/v1/ai-agents', agentBody({ transcriber: { options: deep } }), nestedText(5_000)), ['/transcriber'])
+    })
+
+    it('a JSON Schema nested as deep as the bound allows is checked and stored', async () => {
+      const levels = maxFreeFormDepth / 2 - 1 // each allOf is an object and an array
+      const res = await post('/v1/actions', actionBody({ parameters: deep }), schemaText(levels))
+      expectStatus(res, 201)
+      expect(JSON.stringify((await h().a.get(`/v1/actions/${res.body.id}`)).body.parameters)).to.equal(schemaText(levels))
     })
   })
 

@@ -8,6 +8,7 @@ import {
   httpUrl,
   integer,
   jsonObject,
+  maxFreeFormDepth,
   nullable,
   oneOf,
   orNull,
@@ -201,6 +202,25 @@ describe('codecs', () => {
     it('refuses NUL in a nested string or a key', () => {
       expect(violations(decode(jsonObject, { a: ['x\u0000'] }))[0].message).to.equal('must not contain the NUL character')
       expect(violations(decode(jsonObject, { a: { 'k\u0000': 1 } }))[0].message).to.equal('must not contain the NUL character')
+    })
+    it(`takes nesting of ${maxFreeFormDepth} levels, and refuses one more at the field's path`, () => {
+      const nested = (levels: number): unknown => {
+        let value: unknown = {}
+        for (let level = 1; level < levels; level++) value = level % 2 === 0 ? { a: value } : [value]
+        return value
+      }
+      const deepest = { a: nested(maxFreeFormDepth - 1) }
+      expect(right(decode(jsonObject, deepest))).to.equal(deepest)
+      expect(violations(decode(jsonObject, { a: nested(maxFreeFormDepth) }))).to.deep.equal([
+        { path: '', message: `must not nest more than ${maxFreeFormDepth} levels deep` },
+      ])
+      // Thousands of levels, which used to exhaust the stack while the value was checked.
+      expect(violations(decode(jsonObject, { a: nested(20_000) }))[0].message).to.match(/must not nest/)
+    })
+    it('refuses a cyclic object (an embedding program can pass one) rather than overflowing', () => {
+      const cyclic: Record<string, unknown> = {}
+      cyclic.self = cyclic
+      expect(violations(decode(jsonObject, cyclic))[0].message).to.match(/must not nest/)
     })
   })
 
