@@ -94,7 +94,24 @@ const shutdownOn = (server: Server, service: Service): void => {
   process.on('SIGINT', stop)
 }
 
+/**
+ * Standard output can go away while the service runs: `npm start | head -3`, a log shipper that
+ * stops. What it prints then has nowhere to go, so it is dropped and the service goes on serving
+ * (stopping on a signal as before). Unhandled, the first EPIPE killed the process, and pino,
+ * flushing its queued lines at exit, retried the broken pipe forever, deaf to SIGTERM. pino drops
+ * its own lines once one meets the closed pipe; this covers the lines written here.
+ */
+const dropOutputOnceStdoutCloses = (): void => {
+  let noted = false
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (noted) return
+    noted = true
+    process.stderr.write(`switchboard: standard output is closed (${error.code ?? error.message}); its lines are dropped from now on\n`)
+  })
+}
+
 const main = async (): Promise<void> => {
+  dropOutputOnceStdoutCloses()
   const loaded = loadConfig(process.env)
   if (E.isLeft(loaded)) return fail(badSetup, `configuration error: ${loaded.left.message}`)
   const config = loaded.right

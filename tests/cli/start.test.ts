@@ -3,10 +3,22 @@ import { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as http from 'node:http'
+import { AddressInfo, createServer } from 'node:net'
 import * as path from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import { serviceNodeFlags } from '../../config/node-flags'
 import { startService } from '../support/service-process'
 import { killAll, runNode, script } from './run-node'
+
+/** A port nothing listens on just now, for a test that must know it before the service prints it. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+    probe.on('error', reject)
+  })
 
 describe('npm start (node dist/config/main.js)', function () {
   this.timeout(30_000)
@@ -85,15 +97,37 @@ describe('npm start (node dist/config/main.js)', function () {
       request.on('error', reject)
     })
     request.write(body.subarray(0, 10))
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await setTimeout(200)
     service.child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await setTimeout(300)
     request.end(body.subarray(10))
     const { status, connection } = await answered
     expect(status).to.equal(201)
     expect(connection).to.equal('close')
     expect(await service.exited).to.equal(0)
     keepAlive.destroy()
+  })
+
+  it('goes on serving when the reader of its stdout goes away, and still stops on SIGTERM', async () => {
+    // As `npm start | head -3` leaves it: every line it prints from then on meets a closed pipe.
+    const port = await freePort()
+    const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'closed-stdout.sqlite')}`, LOG_LEVEL: 'info' }
+    const service = startService(env)
+    children.push(service.child)
+    service.child.stdout.destroy()
+    let health = 0
+    for (let attempt = 0; attempt < 100 && health !== 200 && service.child.exitCode === null; attempt++) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) }).then((res) => res.status, () => 0)
+      if (health !== 200) await setTimeout(100)
+    }
+    expect(service.child.exitCode, `exited early; stderr: ${service.stderr()}`).to.equal(null)
+    expect(health).to.equal(200)
+    // Request log lines go to the closed pipe too.
+    for (let i = 0; i < 20; i++) expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).to.equal(200)
+    service.child.kill('SIGTERM')
+    const stopped = await Promise.race([service.exited, setTimeout(10_000, 'still running 10 s after SIGTERM')])
+    expect(stopped, service.stderr()).to.equal(0)
+    expect(service.stderr()).to.contain('standard output is closed')
   })
 
   it('refuses a bad PORT with exit code 2 and one line naming PORT, before listening', async () => {
