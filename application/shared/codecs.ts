@@ -127,7 +127,7 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
   ), { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', ...lengthBounds(1, max) })
 
 const isoDateTime =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/
 
 const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
