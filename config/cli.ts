@@ -55,7 +55,7 @@ const commandFailed = (message: string): CliError => new CliError(message, faile
 const describeError = (error: DomainError): string => {
   switch (error._tag) {
     case 'NotFound':
-      return `${error.entity} ${error.id} not found`
+      return error.linkedTo === undefined ? `${error.entity} ${error.id} not found` : `${error.entity} ${error.id} is not linked to ${error.linkedTo.entity} ${error.linkedTo.id}`
     case 'ValidationFailed':
     case 'BadQuery':
       return `invalid input: ${error.violations.map((v) => `${v.path || '/'} ${v.message}`).join('; ')}`

@@ -2,7 +2,7 @@ import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Action } from '../../domain/action/action'
 import { Actor } from '../../domain/shared/audit'
-import { BadQuery, NotFound, StoreUnavailable } from '../../domain/shared/errors'
+import { BadQuery, NotFound, notLinked, StoreUnavailable } from '../../domain/shared/errors'
 import { Clock } from '../ports/clock'
 import { Page } from '../ports/paging'
 import { UnitOfWork } from '../ports/unit-of-work'
@@ -34,7 +34,8 @@ export const unlinkAction =
       pipe(
         trueOrNotFound('ai-agent', agentId, (id) => repos.agents.exists(actor.orgId, id)),
         chainW(() => findOrNotFound('action', actionId, (id) => repos.actions.findById(actor.orgId, id))),
-        chainW(() => trueOrNotFound('action', actionId, (id) => repos.agents.unlink(actor.orgId, agentId, id))),
+        chainW(() => repos.agents.unlink(actor.orgId, agentId, actionId)),
+        chainW((unlinked) => (unlinked ? TE.right(undefined) : TE.left(notLinked('action', actionId, { entity: 'ai-agent', id: agentId })))),
       ),
     )
 

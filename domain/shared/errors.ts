@@ -17,6 +17,13 @@ export interface NotFound {
   readonly _tag: 'NotFound'
   readonly entity: EntityKind
   readonly id: string
+  /** Set when the record exists but is not linked to this one (unlinking what is not linked). */
+  readonly linkedTo?: RecordRef
+}
+
+export interface RecordRef {
+  readonly entity: EntityKind
+  readonly id: string
 }
 
 export interface ValidationFailed {
@@ -69,6 +76,13 @@ export type DomainError =
   | IdempotencyInFlight
 
 export const notFound = (entity: EntityKind, id: string): NotFound => ({ _tag: 'NotFound', entity, id })
+
+export const notLinked = (entity: EntityKind, id: string, linkedTo: RecordRef): NotFound => ({
+  _tag: 'NotFound',
+  entity,
+  id,
+  linkedTo,
+})
 
 export const validationFailed = (violations: ReadonlyArray<Violation>): ValidationFailed => ({
   _tag: 'ValidationFailed',

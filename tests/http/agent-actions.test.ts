@@ -104,8 +104,12 @@ describeEachDatabase('HTTP: an agent\'s actions (links)', (database) => {
       expect(ids(await linked())).to.deep.equal([actionIds[0]])
     })
 
-    it('404 for an action that is not linked', async () => {
-      expectProblem(await unlink(actionIds[2]), 404, 'not_found')
+    it('404 for an action that is not linked, saying so rather than that it does not exist', async () => {
+      const res = await unlink(actionIds[2])
+      expectProblem(res, 404, 'not_found')
+      expect(res.body.detail).to.equal(`The action "${actionIds[2]}" is not linked to the AI agent "${agentId}".`)
+      expect((await unlink(actionIds[0], 'aia.doesNotExist1')).body.detail).to.equal('No AI agent with id "aia.doesNotExist1" exists.')
+      expect((await unlink('act.doesNotExist1')).body.detail).to.equal('No action with id "act.doesNotExist1" exists.')
     })
   })
 })

@@ -63,7 +63,9 @@ export const problemOf = (failure: Failure): Problem => {
         title: 'Not found',
         // A well-formed id is named; anything else in its place (a token pasted into the path,
         // say) is not repeated back, so an error body never carries what a client should not send.
-        detail: isIdOf(failure.entity, failure.id)
+        detail: failure.linkedTo !== undefined
+          ? `The ${entityNames[failure.entity]} ${JSON.stringify(failure.id)} is not linked to the ${entityNames[failure.linkedTo.entity]} ${JSON.stringify(failure.linkedTo.id)}.`
+          : isIdOf(failure.entity, failure.id)
           ? `No ${entityNames[failure.entity]} with id ${JSON.stringify(failure.id)} exists.`
           : `No ${entityNames[failure.entity]} has that id: ${entityNames[failure.entity]} ids look like ${idPrefixes[failure.entity]}.<letters and digits>.`,
       }

@@ -214,14 +214,19 @@ describe('AI agent use cases (memory store)', () => {
       expect((await runRight(world.core.listAgentActions(bob, bobsAgent.id, {}))).items).to.deep.equal([])
     })
 
-    it('unlinks, and is NotFound for a link that is not there', async () => {
+    it('unlinks, and is NotFound for a link that is not there, naming the agent it is not linked to', async () => {
       const { world, alice } = scene()
       const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
       const action = await runRight(world.core.createAction(alice, actionBody()))
       await runRight(world.core.linkAction(alice, agent.id, action.id))
       await runRight(world.core.unlinkAction(alice, agent.id, action.id))
       expect((await runRight(world.core.listAgentActions(alice, agent.id, {}))).items).to.deep.equal([])
-      expect(await runLeft(world.core.unlinkAction(alice, agent.id, action.id))).to.deep.equal({ _tag: 'NotFound', entity: 'action', id: action.id })
+      expect(await runLeft(world.core.unlinkAction(alice, agent.id, action.id))).to.deep.equal({
+        _tag: 'NotFound',
+        entity: 'action',
+        id: action.id,
+        linkedTo: { entity: 'ai-agent', id: agent.id },
+      })
       expect(await runRight(world.core.getAction(alice, action.id))).to.deep.equal(action)
     })
 
