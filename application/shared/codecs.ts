@@ -257,7 +257,9 @@ type Optional<P extends t.Props> = { [K in keyof P]?: t.TypeOf<P[K]> | null }
 /**
  * An object with exactly these keys. Every violation is reported at once: unknown keys (by their
  * own path), missing required keys, and bad values. Optional keys accept absent or null alike and
- * are left out of the result when absent, so a stored value shows only what was given.
+ * are left out of the result either way, so a nested object (a DialogLine, a Comment, the
+ * analytics) is stored and answered in one shape; a resource's own optional fields become null
+ * through `orNull`, as every key of a resource is answered.
  */
 export const strictObject = <R extends t.Props, P extends t.Props = {}>(
   name: string,
@@ -290,11 +292,9 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
       }
       for (const [key, codec] of Object.entries(optional)) {
         const value = u[key]
-        if (value === undefined) continue
-        if (value === null) {
-          out[key] = null
-          continue
-        }
+        // Absent and null mean the same (CONTRACT.md §2), so both leave the key out: a record
+        // written either way reads back the same.
+        if (value === undefined || value === null) continue
         const result = codec.validate(value, t.appendContext(c, key, codec, value))
         if (E.isLeft(result)) errors.push(...result.left)
         else out[key] = result.right

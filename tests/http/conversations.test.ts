@@ -433,6 +433,13 @@ describeEachDatabase('HTTP: conversations', (database) => {
         () => body({ transcriptText: [{ speaker: 'USER', message: 'hi', timestamp: '2026-03-01T09:30:00Z' }] }),
         (echo) => expect(echo.transcriptText[0]).to.include({ speaker: 'USER', message: 'hi', timestamp: '2026-03-01T09:30:00.000Z' }),
       ],
+      [
+        'DialogLine with message_id null, as without it',
+        () => body({ transcriptText: [{ speaker: 'USER', message: 'hi', timestamp: '2026-03-01T09:30:00Z', message_id: null }] }),
+        (echo) => expect(echo.transcriptText[0]).to.deep.equal({ speaker: 'USER', message: 'hi', timestamp: '2026-03-01T09:30:00.000Z' }),
+      ],
+      ['Comment with rating null, as without one', () => body({ adminComments: [{ comment: 'ok', rating: null }] }), ok('adminComments', [{ comment: 'ok' }])],
+      ['conversationAnalytics with a null inside, as without it', () => body({ conversationAnalytics: { summary: null } }), ok('conversationAnalytics', {})],
       ['DialogLine speaker BOT', () => body({ transcriptText: [dialogLine({ speaker: 'BOT' })] }), ['/transcriptText/0/speaker']],
       ['DialogLine speaker in lower case', () => body({ transcriptText: [dialogLine({ speaker: 'ai' })] }), ['/transcriptText/0/speaker']],
       [

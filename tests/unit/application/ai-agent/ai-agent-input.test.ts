@@ -134,8 +134,8 @@ describe('decodeAiAgentFields (PUT body)', () => {
       expect(right(decodeAiAgentFields({ ...valid, mission: {} })).mission).to.deep.equal({})
       expect(right(decodeAiAgentFields({ ...valid, mission: { objective: 'Sell' } })).mission).to.deep.equal({ objective: 'Sell' })
     })
-    it('keeps a null inside the mission', () => {
-      expect(right(decodeAiAgentFields({ ...valid, mission: { prompt: null } })).mission).to.deep.equal({ prompt: null })
+    it('reads a null inside the mission as absent, so the mission has one shape either way', () => {
+      expect(right(decodeAiAgentFields({ ...valid, mission: { prompt: null } })).mission).to.deep.equal({})
     })
     it('refuses unknown and misspelt keys by their path', () => {
       expect(violations(decodeAiAgentFields({ ...valid, mission: { promt: 'x', id: 'y' } }))).to.deep.equal([

@@ -205,7 +205,7 @@ describe('decodeConversationFields (create body)', () => {
       ])
       const decoded = right(decodeConversationFields(withField('transcriptText', [{ ...line(0), message_id: null }, { ...line(1), message_id: 'Hi there' }])))
       expect(decoded.transcriptText).to.deep.equal([
-        { ...line(0), timestamp: '2026-03-01T09:30:00.000Z', message_id: null },
+        { ...line(0), timestamp: '2026-03-01T09:30:00.000Z' },
         { ...line(1), timestamp: '2026-03-01T09:30:00.000Z', message_id: 'Hi there' },
       ])
     })
@@ -236,12 +236,15 @@ describe('decodeConversationFields (create body)', () => {
         '/adminComments/1/comment',
       ])
     })
-    it('takes a rating from 1 to 5, or null', () => {
-      for (const rating of [1, 2, 3, 4, 5, null]) {
+    it('takes a rating from 1 to 5, or null, which is no rating, as absent is', () => {
+      for (const rating of [1, 2, 3, 4, 5]) {
         expect(right(decodeConversationFields(withField('adminComments', [{ comment: 'x', rating }]))).adminComments).to.deep.equal([
           { comment: 'x', rating },
         ])
       }
+      expect(right(decodeConversationFields(withField('adminComments', [{ comment: 'x', rating: null }]))).adminComments).to.deep.equal([
+        { comment: 'x' },
+      ])
     })
     for (const rating of [0, 6, 2.5, '3', -1, true]) {
       it(`refuses rating ${JSON.stringify(rating)}`, () => {
@@ -259,10 +262,10 @@ describe('decodeConversationFields (create body)', () => {
   })
 
   describe('conversationAnalytics', () => {
-    it('takes the seed fields, an empty object, and nulls inside', () => {
+    it('takes the seed fields, an empty object, and nulls inside, which are left out as absent keys are', () => {
       expect(right(decodeConversationFields(withField('conversationAnalytics', analytics))).conversationAnalytics).to.deep.equal(analytics)
       expect(right(decodeConversationFields(withField('conversationAnalytics', {}))).conversationAnalytics).to.deep.equal({})
-      expect(right(decodeConversationFields(withField('conversationAnalytics', { summary: null }))).conversationAnalytics).to.deep.equal({ summary: null })
+      expect(right(decodeConversationFields(withField('conversationAnalytics', { summary: null }))).conversationAnalytics).to.deep.equal({})
     })
     it('refuses unknown keys and wrong types by their path', () => {
       const result = decodeConversationFields(
