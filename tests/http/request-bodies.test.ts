@@ -180,6 +180,23 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
   })
 
   describe('UTF-8 bodies', () => {
+    it('bytes that are not UTF-8 are a 400 malformed_json, not text quietly changed to U+FFFD', async () => {
+      const valid = Buffer.from(JSON.stringify(actionBody({ name: 'caf\u00e9' })))
+      const latin1 = Buffer.from(JSON.stringify(actionBody({ name: 'caf\u00e9' })), 'latin1')
+      const before = (await h().a.get('/v1/actions?limit=500')).body.length
+      const refused = await h().a.request('POST', '/v1/actions', { raw: latin1, contentType: 'application/json; charset=iso-8859-1' })
+      expectProblem(refused, 400, 'malformed_json')
+      expect(refused.body.detail).to.contain('UTF-8')
+      expect((await h().a.get('/v1/actions?limit=500')).body.length).to.equal(before)
+      expectStatus(await h().a.request('POST', '/v1/actions', { raw: valid, contentType: 'application/json' }), 201)
+    })
+    it('a byte order mark before the JSON is ignored', async () => {
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(actionBody({ name: 'marked' })))])
+      const res = await h().a.request('POST', '/v1/actions', { raw: body, contentType: 'application/json' })
+      expectStatus(res, 201)
+      expect(res.body.name).to.equal('marked')
+    })
+
     it('non-ASCII text round-trips', async () => {
       const name = 'Réserver 会議 🗓️'
       const res = await h().a.post('/v1/actions', actionBody({ name }))

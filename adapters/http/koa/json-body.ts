@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
+import { isUtf8 } from 'node:buffer'
 import getRawBody from 'raw-body'
 import { chainEitherKW } from '../../../application/shared/task-either'
 import { HttpFailure } from './problem'
@@ -14,8 +15,10 @@ const mergePatchTypes = ['application/json', 'application/merge-patch+json']
 const malformed = (detail: string): HttpFailure => ({ _tag: 'MalformedJson', detail })
 
 /**
- * The body as UTF-8 text, whatever the charset says: 413 past the limit. Read from the request
- * once and kept for the request, so the Idempotency-Key check and the route both see it.
+ * The body as UTF-8 text, whatever the charset says (JSON is UTF-8, RFC 8259): 413 past the limit,
+ * 400 for bytes that are not UTF-8, which decoding would have replaced with U+FFFD and stored
+ * changed. Read from the request once and kept for the request, so the Idempotency-Key check and
+ * the route both see it.
  */
 export const readBodyText = (ctx: Context): TE.TaskEither<HttpFailure, string> => {
   const kept: unknown = ctx.state.bodyText
@@ -24,7 +27,11 @@ export const readBodyText = (ctx: Context): TE.TaskEither<HttpFailure, string> =
   if (declared > bodyLimitBytes) return TE.left({ _tag: 'PayloadTooLarge', limitBytes: bodyLimitBytes })
   return async () => {
     try {
-      const text = await getRawBody(ctx.req, { limit: bodyLimitBytes, encoding: 'utf8' })
+      const bytes = await getRawBody(ctx.req, { limit: bodyLimitBytes })
+      if (!isUtf8(bytes)) return E.left(malformed('The body is not valid UTF-8, the encoding of JSON.'))
+      const decoded = bytes.toString('utf8')
+      // A byte order mark may precede JSON text, and a parser may ignore it (RFC 8259 §8.1).
+      const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded
       ctx.state.bodyText = text
       return E.right(text)
     } catch (error) {
