@@ -51,6 +51,13 @@ const lengthBounds = (min: number, max: number): JsonSchema => ({
 })
 
 /** Text whose length in Unicode code points is within [min, max]. NUL is refused: no store keeps it faithfully. */
+/**
+ * Half of a UTF-16 surrogate pair on its own (`"\ud800"` is valid JSON). No store keeps one: UTF-8
+ * has no encoding for it, so it would be stored as U+FFFD and read back changed.
+ */
+const loneSurrogate = /\p{Cs}/u
+const loneSurrogateMessage = 'must be well-formed Unicode: it holds half of a surrogate pair'
+
 export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type<string, string, unknown> =>
   describedAs(new t.Type<string, string, unknown>(
     'string',
@@ -68,6 +75,7 @@ export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type
         return t.failure(u, c, `must be ${bounds}`)
       }
       if (u.includes('\u0000')) return t.failure(u, c, 'must not contain the NUL character')
+      if (loneSurrogate.test(u)) return t.failure(u, c, loneSurrogateMessage)
       return t.success(u)
     },
     t.identity,
@@ -190,22 +198,27 @@ export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
  */
 export const maxFreeFormDepth = 100
 
-/** Why a free-form value cannot be stored, if it cannot: a NUL, or nesting past the bound. */
-const freeFormFlaw = (value: unknown, depth = 1): 'nul' | 'deep' | null => {
-  if (typeof value === 'string') return value.includes('\u0000') ? 'nul' : null
+type FreeFormFlaw = 'nul' | 'surrogate' | 'deep'
+
+const stringFlaw = (s: string): FreeFormFlaw | null => (s.includes('\u0000') ? 'nul' : loneSurrogate.test(s) ? 'surrogate' : null)
+
+/** Why a free-form value cannot be stored, if it cannot: a NUL, a lone surrogate, or nesting past the bound. */
+const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
+  if (typeof value === 'string') return stringFlaw(value)
   if (typeof value !== 'object' || value === null) return null
   if (depth > maxFreeFormDepth) return 'deep'
   for (const [key, item] of Object.entries(value)) {
-    const flaw = key.includes('\u0000') ? 'nul' : freeFormFlaw(item, depth + 1)
+    const flaw = stringFlaw(key) ?? freeFormFlaw(item, depth + 1)
     if (flaw !== null) return flaw
   }
   return null
 }
 
-const freeFormMessages = {
+const freeFormMessages: Record<FreeFormFlaw, string> = {
   nul: 'must not contain the NUL character',
+  surrogate: loneSurrogateMessage,
   deep: `must not nest more than ${maxFreeFormDepth} levels deep`,
-} as const
+}
 
 /** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */
 export const jsonObject = describedAs(new t.Type<JsonObject, JsonObject, unknown>(

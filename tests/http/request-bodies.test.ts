@@ -190,6 +190,10 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
       expect((await h().a.get('/v1/actions?limit=500')).body.length).to.equal(before)
       expectStatus(await h().a.request('POST', '/v1/actions', { raw: valid, contentType: 'application/json' }), 201)
     })
+    it('a lone surrogate escaped in the JSON is a 422 naming the field, not text stored changed', async () => {
+      const raw = JSON.stringify(actionBody({ name: 'half' })).replace('"half"', '"half \\ud83d"')
+      expectViolations(await h().a.request('POST', '/v1/actions', { raw, contentType: 'application/json' }), ['/name'])
+    })
     it('a byte order mark before the JSON is ignored', async () => {
       const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(actionBody({ name: 'marked' })))])
       const res = await h().a.request('POST', '/v1/actions', { raw: body, contentType: 'application/json' })

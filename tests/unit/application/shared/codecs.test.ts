@@ -53,6 +53,12 @@ describe('codecs', () => {
       }
     })
 
+    it('refuses half of a surrogate pair on its own, which no store can keep, and takes whole pairs', () => {
+      for (const lone of ['\ud800', 'a\udc00b', '\ud83d\ude00\ud83d']) {
+        expect(violations(decode(text(0), lone))[0].message).to.equal('must be well-formed Unicode: it holds half of a surrogate pair')
+      }
+      expect(right(decode(text(0), 'ok \ud83d\ude00'))).to.equal('ok 😀')
+    })
     it('refuses the NUL character', () => {
       expect(violations(decode(text(0), 'a\u0000b'))[0].message).to.equal('must not contain the NUL character')
     })
@@ -204,6 +210,10 @@ describe('codecs', () => {
     })
     it('refuses arrays, null, strings', () => {
       for (const value of [[], null, 'x', 1]) expect(violations(decode(jsonObject, value))[0].message).to.equal('must be an object')
+    })
+    it('refuses a lone surrogate in a nested string or a key', () => {
+      expect(violations(decode(jsonObject, { a: ['\udfff'] }))[0].message).to.match(/well-formed Unicode/)
+      expect(violations(decode(jsonObject, { '\ud800': 1 }))[0].message).to.match(/well-formed Unicode/)
     })
     it('refuses NUL in a nested string or a key', () => {
       expect(violations(decode(jsonObject, { a: ['x\u0000'] }))[0].message).to.equal('must not contain the NUL character')
