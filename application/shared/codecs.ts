@@ -50,7 +50,6 @@ const lengthBounds = (min: number, max: number): JsonSchema => ({
   ...(max === Number.MAX_SAFE_INTEGER ? {} : { maxLength: max }),
 })
 
-/** Text whose length in Unicode code points is within [min, max]. NUL is refused: no store keeps it faithfully. */
 /**
  * Half of a UTF-16 surrogate pair on its own (`"\ud800"` is valid JSON). No store keeps one: UTF-8
  * has no encoding for it, so it would be stored as U+FFFD and read back changed.
@@ -58,6 +57,10 @@ const lengthBounds = (min: number, max: number): JsonSchema => ({
 const loneSurrogate = /\p{Cs}/u
 const loneSurrogateMessage = 'must be well-formed Unicode: it holds half of a surrogate pair'
 
+/**
+ * Text whose length in Unicode code points is within [min, max]. NUL and lone surrogates are
+ * refused: no store keeps them faithfully.
+ */
 export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type<string, string, unknown> =>
   describedAs(new t.Type<string, string, unknown>(
     'string',
