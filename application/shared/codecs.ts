@@ -55,7 +55,16 @@ const lengthBounds = (min: number, max: number): JsonSchema => ({
  * has no encoding for it, so it would be stored as U+FFFD and read back changed.
  */
 const loneSurrogate = /\p{Cs}/u
-const loneSurrogateMessage = 'must be well-formed Unicode: it holds half of a surrogate pair'
+
+type StringFlaw = 'nul' | 'surrogate'
+
+/** What keeps a string from being stored as it is, in a text field or anywhere in a free-form one. */
+const stringFlaw = (s: string): StringFlaw | null => (s.includes('\u0000') ? 'nul' : loneSurrogate.test(s) ? 'surrogate' : null)
+
+const stringFlawMessages: Record<StringFlaw, string> = {
+  nul: 'must not contain the NUL character',
+  surrogate: 'must be well-formed Unicode: it holds half of a surrogate pair',
+}
 
 /**
  * Text whose length in Unicode code points is within [min, max]. NUL and lone surrogates are
@@ -77,9 +86,8 @@ export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type
               : `between ${min} and ${max} characters long`
         return t.failure(u, c, `must be ${bounds}`)
       }
-      if (u.includes('\u0000')) return t.failure(u, c, 'must not contain the NUL character')
-      if (loneSurrogate.test(u)) return t.failure(u, c, loneSurrogateMessage)
-      return t.success(u)
+      const flaw = stringFlaw(u)
+      return flaw === null ? t.success(u) : t.failure(u, c, stringFlawMessages[flaw])
     },
     t.identity,
   ), { type: 'string', ...lengthBounds(min, max) })
@@ -201,11 +209,9 @@ export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
  */
 export const maxFreeFormDepth = 100
 
-type FreeFormFlaw = 'nul' | 'surrogate' | 'deep'
-
-const stringFlaw = (s: string): FreeFormFlaw | null => (s.includes('\u0000') ? 'nul' : loneSurrogate.test(s) ? 'surrogate' : null)
-
 /** Why a free-form value cannot be stored, if it cannot: a NUL, a lone surrogate, or nesting past the bound. */
+type FreeFormFlaw = StringFlaw | 'deep'
+
 const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
   if (typeof value === 'string') return stringFlaw(value)
   if (typeof value !== 'object' || value === null) return null
@@ -218,8 +224,7 @@ const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
 }
 
 const freeFormMessages: Record<FreeFormFlaw, string> = {
-  nul: 'must not contain the NUL character',
-  surrogate: loneSurrogateMessage,
+  ...stringFlawMessages,
   deep: `must not nest more than ${maxFreeFormDepth} levels deep`,
 }
 

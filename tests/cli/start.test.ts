@@ -3,22 +3,12 @@ import { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as http from 'node:http'
-import { AddressInfo, createServer } from 'node:net'
 import * as path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import { serviceNodeFlags } from '../../config/node-flags'
+import { freePort } from '../support/free-port'
 import { startService } from '../support/service-process'
 import { killAll, runNode, script } from './run-node'
-
-/** A port nothing listens on just now, for a test that must know it before the service prints it. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-    probe.on('error', reject)
-  })
 
 describe('npm start (node dist/config/main.js)', function () {
   this.timeout(30_000)

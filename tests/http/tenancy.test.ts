@@ -98,7 +98,10 @@ describeEachDatabase('HTTP: tenancy (another organisation\'s record is answered 
 
     it('DELETE /v1/ai-agents/{id}/actions/{actionId}', async () => {
       expectProblem(await b().delete(`/v1/ai-agents/${s.agentId}/actions/${s.actionId}`), 404, 'not_found')
-      expectProblem(await b().delete(`/v1/ai-agents/${own.agentId}/actions/${s.actionId}`), 404, 'not_found')
+      const foreignAction = await b().delete(`/v1/ai-agents/${own.agentId}/actions/${s.actionId}`)
+      expectProblem(foreignAction, 404, 'not_found')
+      // Answered as an unknown id, never as "not linked", which would tell that the action exists.
+      expect(foreignAction.body.detail).to.equal(`No action with id "${s.actionId}" exists.`)
     })
 
     it('POST /v1/conversations with A\'s agentId: 422 on /agentId, nothing created anywhere', async () => {

@@ -1,10 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from 'pg'
+import { freePort } from './free-port'
 
 /**
  * Throwaway PostgreSQL clusters for the test run, made with the server binaries of this machine:
@@ -91,17 +91,6 @@ const serverOwner = (): { uid: number; gid: number } | null => {
   if (uid === null || gid === null) throw new Error(`no user ${serverUser} to run PostgreSQL as`)
   return { uid, gid }
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 /** Settings for a throwaway cluster: durability traded for speed, room for a few pools at once. */
 const serverSettings = (port: number, folder: string): string =>

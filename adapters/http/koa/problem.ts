@@ -1,5 +1,5 @@
 import { absurd } from 'fp-ts/function'
-import { DomainError, Violation } from '../../../domain/shared/errors'
+import { DomainError, NotFound, Violation } from '../../../domain/shared/errors'
 import { idPrefixes, isIdOf } from '../../../domain/shared/ids'
 
 /** Failures that only exist at the HTTP edge: the request itself is unusable. */
@@ -37,6 +37,18 @@ const entityNames: Record<string, string> = {
   'webhook-delivery': 'webhook delivery',
 }
 
+/**
+ * A well-formed id is named; anything else in its place (a token pasted into the path, say) is not
+ * repeated back, so an error body never carries what a client should not send. A link that is not
+ * there names both records, which the caller's own organisation holds.
+ */
+const notFoundDetail = ({ entity, id, linkedTo }: NotFound): string => {
+  const name = entityNames[entity]
+  if (linkedTo !== undefined) return `The ${name} ${JSON.stringify(id)} is not linked to the ${entityNames[linkedTo.entity]} ${JSON.stringify(linkedTo.id)}.`
+  if (isIdOf(entity, id)) return `No ${name} with id ${JSON.stringify(id)} exists.`
+  return `No ${name} has that id: ${name} ids look like ${idPrefixes[entity]}.<letters and digits>.`
+}
+
 /** The one place where failures become statuses and the contract's stable codes. */
 export const problemOf = (failure: Failure): Problem => {
   switch (failure._tag) {
@@ -61,13 +73,7 @@ export const problemOf = (failure: Failure): Problem => {
         status: 404,
         code: 'not_found',
         title: 'Not found',
-        // A well-formed id is named; anything else in its place (a token pasted into the path,
-        // say) is not repeated back, so an error body never carries what a client should not send.
-        detail: failure.linkedTo !== undefined
-          ? `The ${entityNames[failure.entity]} ${JSON.stringify(failure.id)} is not linked to the ${entityNames[failure.linkedTo.entity]} ${JSON.stringify(failure.linkedTo.id)}.`
-          : isIdOf(failure.entity, failure.id)
-          ? `No ${entityNames[failure.entity]} with id ${JSON.stringify(failure.id)} exists.`
-          : `No ${entityNames[failure.entity]} has that id: ${entityNames[failure.entity]} ids look like ${idPrefixes[failure.entity]}.<letters and digits>.`,
+        detail: notFoundDetail(failure),
       }
     case 'PreconditionFailed':
       return {
