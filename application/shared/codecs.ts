@@ -15,8 +15,15 @@ const codePoints = (s: string): number => {
   return n
 }
 
-/** Own keys only: `constructor` or `__proto__` in a body must not pass as known fields. */
-const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key)
+/**
+ * Whether `s` holds from `min` to `max` code points. Each is one or two UTF-16 units, so most
+ * strings are settled by their `length` alone, without the walk that counts them.
+ */
+const codePointsWithin = (s: string, min: number, max: number): boolean => {
+  if (s.length <= max && s.length >= 2 * min) return true
+  const n = codePoints(s)
+  return n >= min && n <= max
+}
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u)
@@ -76,8 +83,7 @@ export const text = (min: number, max: number = Number.MAX_SAFE_INTEGER): t.Type
     (u): u is string => typeof u === 'string',
     (u, c) => {
       if (typeof u !== 'string') return t.failure(u, c, 'must be a string')
-      const n = codePoints(u)
-      if (n < min || n > max) {
+      if (!codePointsWithin(u, min, max)) {
         const bounds =
           max === Number.MAX_SAFE_INTEGER
             ? `at least ${min} character${min === 1 ? '' : 's'} long`
@@ -287,8 +293,13 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
   required: R,
   optional: P = {} as P,
   readOnly: ReadonlyArray<string> = [],
-): t.Type<Required<R> & Optional<P>, unknown, unknown> =>
-  describedAs(new t.Type<Required<R> & Optional<P>, unknown, unknown>(
+): t.Type<Required<R> & Optional<P>, unknown, unknown> => {
+  // Worked out once per codec rather than per object: a conversation's decode walks 22 of them.
+  const requiredEntries = Object.entries(required)
+  const optionalEntries = Object.entries(optional)
+  // The codec's own keys, so `constructor` or `__proto__` in a body never passes as a known field.
+  const accepted = new Set([...Object.keys(required), ...Object.keys(optional)])
+  return describedAs(new t.Type<Required<R> & Optional<P>, unknown, unknown>(
     name,
     (u): u is Required<R> & Optional<P> => isPlainObject(u),
     (u, c) => {
@@ -296,12 +307,12 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
       const errors: t.ValidationError[] = []
       const out: Record<string, unknown> = {}
       for (const key of Object.keys(u)) {
-        if (!hasOwn(required, key) && !hasOwn(optional, key)) {
+        if (!accepted.has(key)) {
           const message = readOnly.includes(key) ? 'is read-only and cannot be written' : 'is not an accepted field'
           errors.push({ value: u[key], context: t.appendContext(c, key, t.never, u[key]), message })
         }
       }
-      for (const [key, codec] of Object.entries(required)) {
+      for (const [key, codec] of requiredEntries) {
         const value = u[key]
         if (value === undefined) {
           errors.push({ value, context: t.appendContext(c, key, codec, value), message: 'is required' })
@@ -311,7 +322,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
         if (E.isLeft(result)) errors.push(...result.left)
         else out[key] = result.right
       }
-      for (const [key, codec] of Object.entries(optional)) {
+      for (const [key, codec] of optionalEntries) {
         const value = u[key]
         // Absent and null mean the same (CONTRACT.md §2), so both leave the key out: a record
         // written either way reads back the same.
@@ -333,6 +344,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
     ...(Object.keys(required).length > 0 ? { required: Object.keys(required) } : {}),
     additionalProperties: false,
   }))
+}
 
 /** A value that may also be null; unlike optional keys, the key itself must be present. */
 export const nullable = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A | null, O | null, unknown> =>

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import fc from 'fast-check'
 import * as E from 'fp-ts/Either'
 import * as t from 'io-ts'
 import {
@@ -38,6 +39,25 @@ describe('codecs', () => {
       expect(emojiText(5).length).to.equal(6)
       left(decode(codec, emojiText(6)))
       expect(right(decode(text(1, 1), '😀'))).to.equal('😀')
+    })
+
+    it('settles a length by code points where UTF-16 units alone would not', () => {
+      // Four units, two code points: too short for 3, within 1 to 3.
+      left(decode(text(3, 10), '😀😀'))
+      expect(right(decode(text(1, 3), '😀😀'))).to.equal('😀😀')
+      expect(right(decode(text(2, 2), '😀😀'))).to.equal('😀😀')
+    })
+
+    it('agrees with a count of code points for any mix of one- and two-unit characters and any bounds', () => {
+      const character = fc.oneof(fc.constantFrom('a', 'é', '中'), fc.constantFrom('😀', '𝄞', '🇩'))
+      fc.assert(
+        fc.property(fc.array(character, { maxLength: 12 }), fc.nat(12), fc.nat(12), (characters, min, span) => {
+          const value = characters.join('')
+          const within = characters.length >= min && characters.length <= min + span
+          expect(E.isRight(decode(text(min, min + span), value))).to.equal(within)
+        }),
+        { numRuns: 2000 },
+      )
     })
 
     it('words its bounds for a minimum only and a maximum only', () => {
