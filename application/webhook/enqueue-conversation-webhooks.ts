@@ -5,7 +5,7 @@ import { Conversation, endsNow } from '../../domain/conversation/conversation'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp } from '../../domain/shared/time'
 import { newWebhookDelivery, WebhookDelivery, WebhookEvent } from '../../domain/webhook/webhook-delivery'
-import { webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
+import { webhookBodiesOf } from '../../domain/webhook/webhook-payload'
 import { ActionRepository } from '../ports/action-repository'
 import { IdGenerator } from '../ports/id-generator'
 import { Cursor } from '../ports/paging'
@@ -49,12 +49,12 @@ export const enqueueConversationWebhooks = (
   if (events.length === 0) return TE.right([])
   return pipe(
     linkedWebhooks(repos.actions, conversation.orgId, conversation.aiAgentId),
-    TE.map((actions) =>
-      actions.flatMap((action) => {
+    TE.map((actions) => {
+      const bodyOf = webhookBodiesOf(conversation, at)
+      return actions.flatMap((action) => {
         const event = webhookEventOf(action)
         const endpoint = action.endpoint
         if (event === null || !events.includes(event) || endpoint === null || !isHttpEndpoint(endpoint)) return []
-        const context = webhookContext(event, at, conversation, action)
         return [
           newWebhookDelivery({
             id: ids.next('webhook-delivery'),
@@ -63,12 +63,12 @@ export const enqueueConversationWebhooks = (
             conversationId: conversation.id,
             event,
             endpoint,
-            body: webhookBody(endpoint.payload, context),
+            body: bodyOf(event, action, endpoint.payload),
             at,
           }),
         ]
-      }),
-    ),
+      })
+    }),
     chainFirstW((deliveries) => repos.webhookDeliveries.insertMany(deliveries)),
   )
 }

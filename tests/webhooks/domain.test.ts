@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { HttpActionEndpoint } from '../../domain/action/action'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { afterAttempt, AttemptOutcome, defaultRetryPolicy, newWebhookDelivery, retryDelayMs, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
-import { defaultWebhookBody, fillTemplate, webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
+import { defaultWebhookBody, fillTemplate, webhookBodiesOf, webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
 import { newWebhookSecret, rotatedSecret, signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { aConversation, anAction, at } from '../support/builders'
 import { aDelivery } from './builders'
@@ -148,6 +148,27 @@ describe('webhook payload (domain)', () => {
 
   it('without a payload, the default body', () => {
     expect(webhookBody(undefined, context)).to.equal(defaultWebhookBody(context))
+  })
+
+  it('the default body is, byte for byte, what JSON.stringify writes for the contract\'s object', () => {
+    const { version: _version, ...shown } = conversation
+    const object = { type: context.type, timestamp: context.timestamp, data: { conversation: shown, action: context.action } }
+    expect(defaultWebhookBody(context)).to.equal(JSON.stringify(object))
+  })
+
+  it('the bodies of one conversation\'s deliveries are those webhookBody makes for each, the conversation written once', () => {
+    const other = { id: 'act.a2', name: 'Log "the end"' }
+    const payload = '{"who":"{{action.name}}","what":"{{type}}","summary":"{{conversation.transcriptSummary}}"}'
+    const bodyOf = webhookBodiesOf(conversation, at(50))
+    const cases = [
+      { type: 'conversation.started', action: anAction(), payload: undefined },
+      { type: 'conversation.ended', action: other, payload: undefined },
+      { type: 'conversation.ended', action: other, payload },
+      { type: 'conversation.started', action: anAction(), payload: undefined },
+    ] as const
+    for (const { type, action, payload: given } of cases) {
+      expect(bodyOf(type, action, given)).to.equal(webhookBody(given, webhookContext(type, at(50), conversation, action)))
+    }
   })
 })
 
