@@ -100,6 +100,20 @@ describeEachDatabase('HTTP: authentication (section 2)', (database) => {
       expectProblem(res, 401, 'unauthorized')
     })
 
+    it('paths are case-sensitive: /V1 is no /v1 route, so it is a 404 that reaches no handler, with a token or without', async () => {
+      const before = await h().a.get('/v1/ai-agents')
+      for (const token of [undefined, h().a.tenant.token]) {
+        for (const [method, path] of [['GET', '/V1/actions'], ['GET', `/V1/actions/${s.actionId}`], ['DELETE', `/V1/actions/${s.actionId}`], ['GET', '/%761/actions'], ['GET', '/V1/webhook-deliveries']] as const) {
+          expectProblem(await h().request(method, path, { token }), 404, 'not_found')
+        }
+        expectProblem(await h().request('POST', '/V1/ai-agents', { json: before.body[0] ?? {}, token }), 404, 'not_found')
+      }
+      expectProblem(await h().request('GET', '/v1/ACTIONS'), 401, 'unauthorized')
+      expectProblem(await h().a.get('/v1/ACTIONS'), 404, 'not_found')
+      expectStatus(await h().a.get(`/v1/actions/${s.actionId}`), 200)
+      expect((await h().a.get('/v1/ai-agents')).body).to.deep.equal(before.body)
+    })
+
     it('a write without a valid token changes nothing', async () => {
       const before = await h().a.get(`/v1/actions/${s.actionId}`)
       await h().request('PUT', `/v1/actions/${s.actionId}`, { json: actionBody({ name: 'Hijacked' }) })

@@ -36,8 +36,9 @@ const mediaTypeOf = (contentType: string | null): string => (contentType ?? '').
 
 const isJsonMedia = (mediaType: string): boolean => mediaType === 'application/json' || mediaType.endsWith('+json')
 
+/** Paths match case-sensitively, as the service's router does. */
 const templateRegex = (template: string): RegExp =>
-  new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`, 'i')
+  new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`)
 
 /** How specific a template is: literal segments beat parameters (`/v1/openapi.json` over `/v1/{x}`). */
 const literalSegments = (template: string): number => template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length

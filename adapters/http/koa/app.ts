@@ -49,7 +49,9 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   const app = new Koa()
   const endOfTurn = turnEnds()
   app.proxy = false
-  const router = new Router()
+  // Paths are case-sensitive (RFC 3986), as the token check reads them: matched without case,
+  // /V1/actions reached a route that the check, which guards /v1, had let through unauthenticated.
+  const router = new Router({ sensitive: true })
   const metrics = options.metrics ?? createPrometheusMetrics({ process: false })
   healthRoutes(router, options.readiness)
   metricsRoutes(router, metrics)
