@@ -15,7 +15,7 @@ export const listActions =
   (actor: Actor, query: RawQuery): TE.TaskEither<ListActionsError, Page<Action>> => {
     const reader = new QueryReader(query, [])
     return pipe(
-      TE.fromEither(reader.result(reader.page())),
+      TE.fromEither(reader.result(reader.page('action'))),
       chainW((page) => deps.actions.list(actor.orgId, page)),
     )
   }

@@ -50,7 +50,7 @@ export const listAgentActions =
       'ai-agent',
       agentId,
       (id) => deps.agents.exists(actor.orgId, id),
-      reader.result(reader.page()),
+      reader.result(reader.page('action')),
       (page) => deps.actions.listLinkedToAgent(actor.orgId, agentId, page),
     )
   }

@@ -15,7 +15,7 @@ export const listAiAgents =
   (actor: Actor, query: RawQuery): TE.TaskEither<ListAiAgentsError, Page<AiAgent>> => {
     const reader = new QueryReader(query, [])
     return pipe(
-      TE.fromEither(reader.result(reader.page())),
+      TE.fromEither(reader.result(reader.page('ai-agent'))),
       chainW((page) => deps.agents.list(actor.orgId, page)),
     )
   }

@@ -29,7 +29,7 @@ export const listConversations =
       from: reader.dateTime('from'),
       to: reader.dateTime('to'),
     }
-    const page: PageRequest = reader.page()
+    const page: PageRequest = reader.page('conversation')
     return pipe(
       TE.fromEither(reader.result({ filter, page })),
       chainW(({ filter, page }) =>

@@ -21,7 +21,7 @@ export const listProspectConversations =
       'prospect',
       prospectId,
       (id) => pipe(deps.prospects.findById(actor.orgId, id), TE.map(O.isSome)),
-      reader.result(reader.page()),
+      reader.result(reader.page('conversation')),
       (page) => deps.conversations.list(actor.orgId, { prospectId }, page),
     )
   }

@@ -15,7 +15,7 @@ export const listProspects =
   (actor: Actor, query: RawQuery): TE.TaskEither<ListProspectsError, Page<Prospect>> => {
     const reader = new QueryReader(query, [])
     return pipe(
-      TE.fromEither(reader.result(reader.page())),
+      TE.fromEither(reader.result(reader.page('prospect'))),
       chainW((page) => deps.prospects.list(actor.orgId, page)),
     )
   }

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either'
 import { BadQuery, badQuery, Violation, violation } from '../../domain/shared/errors'
 import { Cursor, PageRequest } from '../ports/paging'
 import { parseDateTime } from './codecs'
+import { IdKind, isIdOf } from '../../domain/shared/ids'
 import { Timestamp } from '../../domain/shared/time'
 
 export const defaultPageSize = 100
@@ -13,7 +14,12 @@ export type RawQuery = Readonly<Record<string, string | ReadonlyArray<string> | 
 /** Cursors are opaque to clients: base64url of the (sort key, id) the next page starts after. */
 export const encodeCursor = (cursor: Cursor): string => Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
 
-const decodeCursor = (text: string): Cursor | null => {
+/**
+ * The cursor `text` encodes, when it is one this service could have issued for a list of `listed`
+ * records: a canonical date-time and an id of that kind. Anything else (another list's cursor, a
+ * crafted one holding NUL, which PostgreSQL refuses in a parameter) is no cursor.
+ */
+const decodeCursor = (text: string, listed: IdKind): Cursor | null => {
   try {
     if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) return null
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
@@ -21,7 +27,8 @@ const decodeCursor = (text: string): Cursor | null => {
       value.length === 2 &&
       typeof value[0] === 'string' &&
       typeof value[1] === 'string' &&
-      parseDateTime(value[0]) === value[0]
+      parseDateTime(value[0]) === value[0] &&
+      isIdOf(listed, value[1])
       ? { key: value[0], id: value[1] }
       : null
   } catch {
@@ -54,7 +61,8 @@ export class QueryReader {
     return undefined
   }
 
-  page(): PageRequest {
+  /** `limit` and `cursor` of a list of `listed` records. */
+  page(listed: IdKind): PageRequest {
     const limitText = this.single('limit')
     let limit = defaultPageSize
     if (limitText !== undefined) {
@@ -64,7 +72,7 @@ export class QueryReader {
     const cursorText = this.single('cursor')
     let after: Cursor | null = null
     if (cursorText !== undefined) {
-      after = decodeCursor(cursorText)
+      after = decodeCursor(cursorText, listed)
       if (after === null) this.problems.push(violation('/cursor', 'is not a cursor this service issued'))
     }
     return { limit, after }

@@ -30,7 +30,7 @@ export const listWebhookDeliveries =
       actionId: reader.single('actionId'),
       status: reader.oneOf('status', deliveryStatuses),
     }
-    const page = reader.page()
+    const page = reader.page('webhook-delivery')
     return pipe(
       TE.fromEither(reader.result({ filter, page })),
       chainW(({ filter, page }) =>

@@ -103,6 +103,14 @@ describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => 
         }
       })
 
+      it('400 bad_query for another list\'s cursor and for a crafted one holding NUL (PostgreSQL answered it 503)', async () => {
+        const cursorOf = (id: string) => Buffer.from(JSON.stringify(['2026-03-01T09:30:00.000Z', id])).toString('base64url')
+        const listsConversations = path().endsWith('/conversations')
+        for (const id of [listsConversations ? 'act.abc123' : 'con.abc123', listsConversations ? 'con.\u0000x' : 'act.\u0000x']) {
+          expectBadQuery(await t.get(`${path()}?cursor=${cursorOf(id)}`), ['/cursor'])
+        }
+      })
+
       it('limit=500 and limit=1 are accepted', async () => {
         expectStatus(await t.get(`${path()}?limit=500`), 200)
         expectStatus(await t.get(`${path()}?limit=1`), 200)

@@ -4,7 +4,8 @@ import { right, violations } from '../helpers'
 
 const pageOf = (query: Record<string, string | string[] | undefined>, known: string[] = []) => {
   const reader = new QueryReader(query, known)
-  return reader.result(reader.page())
+  // An actions list's query, as GET /v1/actions reads it.
+  return reader.result(reader.page('action'))
 }
 
 describe('QueryReader', () => {
@@ -46,6 +47,9 @@ describe('QueryReader', () => {
       ['a non-canonical time', foreign(['2026-03-01T09:30:00Z', 'act.1'])],
       ['an impossible time', foreign(['2026-02-30T09:30:00.000Z', 'act.1'])],
       ['a numeric id', foreign(['2026-03-01T09:30:00.000Z', 1])],
+      ['another list\'s (a conversation id on a list of actions)', foreign(['2026-03-01T09:30:00.000Z', 'con.abc123'])],
+      ['holding NUL in its id, which PostgreSQL refuses in a parameter', foreign(['2026-03-01T09:30:00.000Z', 'act.\u0000x'])],
+      ['holding an id of no service shape', foreign(['2026-03-01T09:30:00.000Z', 'act.a?b'])],
       ['too long', 'A'.repeat(1025)],
     ]
     for (const [what, cursor] of badCursors) {
