@@ -159,7 +159,9 @@ const check = (schema: JsonObject): ReadonlyArray<string> => {
 }
 
 /**
- * The problems of a schema are a function of its JSON text alone, and compiling it costs about
+ * The problems of a schema are a function of its JSON text alone (for the schemas the codecs let
+ * through: their numbers are finite, as 1e400, read as Infinity, would be written as null and
+ * share the text of another schema), and compiling it costs about
  * 1.5 ms, so an update that sends back the schema it read is checked once, not on every write.
  * Keyed by a digest of the text, so a large schema costs 64 characters here, not its size; the
  * 500 most recently used outcomes are kept.

@@ -215,12 +215,20 @@ export const dateTime = describedAs(new t.Type<Timestamp, string, unknown>(
  */
 export const maxFreeFormDepth = 100
 
-/** Why a free-form value cannot be stored, if it cannot: a NUL, a lone surrogate, or nesting past the bound. */
-type FreeFormFlaw = StringFlaw | 'deep'
+/**
+ * Why a free-form value cannot be stored as it is, if it cannot: a NUL, a lone surrogate, nesting
+ * past the bound, a number JSON cannot hold (`1e400` parses as Infinity, which JSON.stringify
+ * writes as null), or a value that is no JSON at all (an embedding program's bigint or function).
+ */
+type FreeFormFlaw = StringFlaw | 'deep' | 'infinite' | 'notJson'
 
 const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
   if (typeof value === 'string') return stringFlaw(value)
-  if (typeof value !== 'object' || value === null) return null
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'infinite'
+  // undefined is absence, as JSON.stringify writes it (a key left out): embedding programs build
+  // objects with undefined optional fields.
+  if (typeof value === 'boolean' || value === null || value === undefined) return null
+  if (typeof value !== 'object') return 'notJson'
   if (depth > maxFreeFormDepth) return 'deep'
   for (const [key, item] of Object.entries(value)) {
     const flaw = stringFlaw(key) ?? freeFormFlaw(item, depth + 1)
@@ -232,6 +240,8 @@ const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
 const freeFormMessages: Record<FreeFormFlaw, string> = {
   ...stringFlawMessages,
   deep: `must not nest more than ${maxFreeFormDepth} levels deep`,
+  infinite: 'must hold finite numbers only: one such as 1e400 is too large to keep',
+  notJson: 'must hold JSON values only',
 }
 
 /** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */

@@ -179,6 +179,30 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
     })
   })
 
+  describe('numbers JSON reads as infinity', () => {
+    // 1e400 parses as Infinity, which JSON.stringify writes as null: stored, it would change meaning.
+    const withMinimum = (minimum: string, title: string) =>
+      JSON.stringify(actionBody({ parameters: { type: 'integer', minimum: 'here', title } })).replace('"here"', minimum)
+
+    it('are a 422 naming the field, in a schema, a payload and a transcriber, and nothing is stored', async () => {
+      const before = (await h().a.get('/v1/actions?limit=500')).body.length
+      expectViolations(await h().a.request('POST', '/v1/actions', { raw: withMinimum('1e400', 'infinite'), contentType: 'application/json' }), ['/parameters'])
+      const payload = JSON.stringify(actionBody({ endpoint: { url: 'https://example.com/hook', method: 'POST', payload: { n: 'here' } } })).replace('"here"', '-1e400')
+      expectViolations(await h().a.request('POST', '/v1/actions', { raw: payload, contentType: 'application/json' }), ['/endpoint/payload'])
+      const transcriber = JSON.stringify(agentBody({ transcriber: { n: 'here' } })).replace('"here"', '1E999')
+      expectViolations(await h().a.request('POST', '/v1/ai-agents', { raw: transcriber, contentType: 'application/json' }), ['/transcriber'])
+      expect((await h().a.get('/v1/actions?limit=500')).body.length).to.equal(before)
+    })
+
+    it('leave the schema checker\'s remembered verdicts alone: the same schema with null is judged on its own', async () => {
+      expectViolations(await h().a.request('POST', '/v1/actions', { raw: withMinimum('1e400', 'remembered'), contentType: 'application/json' }), ['/parameters'])
+      const refused = await h().b.request('POST', '/v1/actions', { raw: withMinimum('null', 'remembered'), contentType: 'application/json' })
+      expectViolations(refused, ['/parameters'])
+      expect(refused.body.errors[0].message).to.contain('must be number')
+      expectStatus(await h().b.request('POST', '/v1/actions', { raw: withMinimum('1e300', 'remembered'), contentType: 'application/json' }), 201)
+    })
+  })
+
   describe('UTF-8 bodies', () => {
     it('bytes that are not UTF-8 are a 400 malformed_json, not text quietly changed to U+FFFD', async () => {
       const valid = Buffer.from(JSON.stringify(actionBody({ name: 'caf\u00e9' })))

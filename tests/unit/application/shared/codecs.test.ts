@@ -235,6 +235,19 @@ describe('codecs', () => {
       expect(violations(decode(jsonObject, { a: ['\udfff'] }))[0].message).to.match(/well-formed Unicode/)
       expect(violations(decode(jsonObject, { '\ud800': 1 }))[0].message).to.match(/well-formed Unicode/)
     })
+    it('refuses a number too large to keep (1e400 parses as Infinity, which JSON writes as null), at any depth', () => {
+      for (const value of [{ minimum: JSON.parse('1e400') }, { a: [JSON.parse('-1e400')] }, { n: NaN }]) {
+        expect(violations(decode(jsonObject, value))[0].message).to.equal('must hold finite numbers only: one such as 1e400 is too large to keep')
+      }
+      expect(right(decode(jsonObject, { big: 1.7976931348623157e308, small: 5e-324, negativeZero: -0 }))).to.deep.equal({ big: 1.7976931348623157e308, small: 5e-324, negativeZero: -0 })
+    })
+    it('refuses what an embedding program can pass but JSON cannot hold', () => {
+      for (const value of [{ a: [BigInt(1)] }, { a: () => 1 }, { a: Symbol('s') }]) {
+        expect(violations(decode(jsonObject, value))[0].message).to.equal('must hold JSON values only')
+      }
+      // An undefined field is an absent one, as JSON.stringify writes it.
+      expect(E.isRight(decode(jsonObject, { a: undefined, b: 1 }))).to.equal(true)
+    })
     it('refuses NUL in a nested string or a key', () => {
       expect(violations(decode(jsonObject, { a: ['x\u0000'] }))[0].message).to.equal('must not contain the NUL character')
       expect(violations(decode(jsonObject, { a: { 'k\u0000': 1 } }))[0].message).to.equal('must not contain the NUL character')
