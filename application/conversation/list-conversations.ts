@@ -26,8 +26,8 @@ export const listConversations =
       agentId: reader.single('agentId'),
       prospectId: reader.single('prospectId'),
       status: reader.oneOf('status', ['active', 'ended']),
-      from: reader.dateTime('from'),
-      to: reader.dateTime('to'),
+      from: reader.timeBound('from'),
+      to: reader.timeBound('to'),
     }
     const page: PageRequest = reader.page('conversation')
     return pipe(

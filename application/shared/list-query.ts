@@ -3,7 +3,7 @@ import { BadQuery, badQuery, Violation, violation } from '../../domain/shared/er
 import { Cursor, PageRequest } from '../ports/paging'
 import { parseDateTime } from './codecs'
 import { IdKind, isIdOf } from '../../domain/shared/ids'
-import { Timestamp } from '../../domain/shared/time'
+import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
 
 export const defaultPageSize = 100
 export const maxPageSize = 500
@@ -86,12 +86,26 @@ export class QueryReader {
     return undefined
   }
 
-  dateTime(key: string): Timestamp | undefined {
+  /**
+   * A bound of a filter on stored instants, which are whole milliseconds: a finer one is rounded up
+   * to the next millisecond, the first stored instant not before it. That keeps exactly the records
+   * at or after it, whether the bound is inclusive (`from`) or exclusive (`to`); truncating, as a
+   * date-time field is read, let `from=…05.0059Z` take a record at `…05.005Z`.
+   */
+  timeBound(key: string): Timestamp | undefined {
     const value = this.single(key)
     if (value === undefined) return undefined
     const parsed = parseDateTime(value)
-    if (parsed === null) this.problems.push(violation(`/${key}`, 'must be an ISO 8601 date-time'))
-    return parsed ?? undefined
+    if (parsed === null) {
+      this.problems.push(violation(`/${key}`, 'must be an ISO 8601 date-time'))
+      return undefined
+    }
+    // The date and time have no `.` or `,`: what follows one is the fraction of a second.
+    const finer = /[.,]\d{3}(\d+)/.exec(value)?.[1]
+    if (finer === undefined || !/[1-9]/.test(finer)) return parsed
+    const next = timestampFromMillis(Date.parse(parsed) + 1)
+    // Past 9999-12-31T23:59:59.999Z the canonical form ends; no stored instant lies between.
+    return next.length === parsed.length ? next : parsed
   }
 
   /** The decoded value, or every problem found while reading it. */

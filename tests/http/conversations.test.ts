@@ -240,6 +240,15 @@ describeEachDatabase('HTTP: conversations', (database) => {
       )
     })
 
+    it('from and to finer than a millisecond keep exactly the records at or after them', async () => {
+      // Stored instants are whole milliseconds: 2026-03-02T00:00:00.000Z is after …59.9991Z and before …00.0001Z.
+      const at = '2026-03-02T00:00:00.000Z'
+      const listed = async (query: string) => ids(expectList(await tenant.get(`/v1/conversations?${query}`)))
+      expect(await listed('from=2026-03-01T23:59:59.9991Z&to=2026-03-02T00:00:00.0001Z')).to.deep.equal(expected((c) => c.timestampStart === at))
+      expect(await listed('from=2026-03-02T00:00:00.0001Z')).to.deep.equal(expected((c) => c.timestampStart > at))
+      expect(await listed('to=2026-03-02T00:00:00.0001Z')).to.deep.equal(expected((c) => c.timestampStart <= at))
+    })
+
     it('filters combine', async () => {
       const res = await tenant.get(`/v1/conversations?agentId=${agent1}&status=active&from=2026-03-02T00:00:00Z`)
       expect(ids(expectList(res))).to.deep.equal(

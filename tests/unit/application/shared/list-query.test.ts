@@ -85,15 +85,26 @@ describe('QueryReader', () => {
     })
   })
 
-  describe('dateTime', () => {
+  describe('timeBound', () => {
+    const boundOf = (from: string) => {
+      const reader = new QueryReader({ from }, ['from'])
+      return right(reader.result(reader.timeBound('from')))
+    }
     it('reads a date-time in canonical UTC', () => {
-      const reader = new QueryReader({ from: '2026-03-01T10:00:00+01:00' }, ['from'])
-      expect(right(reader.result(reader.dateTime('from')))).to.equal('2026-03-01T09:00:00.000Z')
+      expect(boundOf('2026-03-01T10:00:00+01:00')).to.equal('2026-03-01T09:00:00.000Z')
+    })
+    it('rounds a finer instant up to the next millisecond, the first stored instant not before it', () => {
+      expect(boundOf('2026-05-05T05:05:05.0051Z')).to.equal('2026-05-05T05:05:05.006Z')
+      expect(boundOf('2026-05-05T05:05:05,0059+02:00')).to.equal('2026-05-05T03:05:05.006Z')
+      expect(boundOf('2026-12-31T23:59:59.999000001Z')).to.equal('2027-01-01T00:00:00.000Z')
+      expect(boundOf('2026-05-05T05:05:05.005000Z')).to.equal('2026-05-05T05:05:05.005Z')
+      expect(boundOf('2026-05-05T05:05:05.5Z')).to.equal('2026-05-05T05:05:05.500Z')
+      expect(boundOf('9999-12-31T23:59:59.9999Z')).to.equal('9999-12-31T23:59:59.999Z')
     })
     it('refuses an impossible or malformed one', () => {
       const reader = new QueryReader({ from: '2026-02-30T00:00:00Z', to: 'tomorrow' }, ['from', 'to'])
-      reader.dateTime('from')
-      reader.dateTime('to')
+      reader.timeBound('from')
+      reader.timeBound('to')
       expect(violations(reader.result(null), 'BadQuery').map((v) => v.path)).to.deep.equal(['/from', '/to'])
     })
   })
