@@ -10,7 +10,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { OrganisationRepository, TokenRepository } from '../ports/organisation-repository'
 import { TokenSecrets } from '../ports/token-secrets'
 import { UnitOfWork } from '../ports/unit-of-work'
-import { strictObject, text } from '../shared/codecs'
+import { refined, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 import { chainEitherKW, chainFirstW, chainW } from '../shared/task-either'
 
@@ -20,7 +20,17 @@ export interface IssuedToken {
   readonly secret: string
 }
 
-const organisationInput = decodeWith(strictObject('Organisation', { name: text(1, 512) }))
+/**
+ * A name an operator reads in `org list` and types again: no control characters (a tab, a line
+ * break) and no spaces at either end, so `default ` and `  ` are not names beside `default`.
+ */
+const organisationName = refined(
+  text(1, 512),
+  (name) => name === name.trim() && !/\p{Cc}/u.test(name),
+  'must not begin or end with white space, or hold control characters',
+)
+
+const organisationInput = decodeWith(strictObject('Organisation', { name: organisationName }))
 
 export const createOrganisation =
   (deps: { organisations: OrganisationRepository; clock: Clock; ids: IdGenerator }) =>

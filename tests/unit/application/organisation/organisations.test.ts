@@ -26,6 +26,17 @@ describe('organisation and token use cases (memory store)', () => {
       expect(await runRight(world.core.listOrganisations())).to.have.length(1)
     })
 
+    it('refuses a name with white space at either end or a control character, which would list beside the bare name', async () => {
+      await runRight(world.core.createOrganisation({ name: 'default' }))
+      for (const name of ['  ', 'default ', ' default', 'a\tb', 'line\nbreak', 'bell\u0007', 'c1\u0085']) {
+        expect(await runLeft(world.core.createOrganisation({ name }))).to.deep.equal({
+          _tag: 'ValidationFailed',
+          violations: [{ path: '/name', message: 'must not begin or end with white space, or hold control characters' }],
+        })
+      }
+      expect((await runRight(world.core.createOrganisation({ name: 'Acme Corp' }))).name).to.equal('Acme Corp')
+    })
+
     it('refuses an empty, long or missing name and unknown fields', async () => {
       expect(pathsOf(await world.core.createOrganisation({ name: '' })())).to.deep.equal(['/name'])
       expect(pathsOf(await world.core.createOrganisation({ name: 'a'.repeat(513) })())).to.deep.equal(['/name'])
