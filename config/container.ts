@@ -138,6 +138,7 @@ export const buildContainer = (config: AppConfig, overrides: ContainerOverrides 
       readiness: resolve(r, Tokens.readiness),
       metrics: resolve(r, Tokens.metrics),
       rateLimits: { requestsPerMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailureLimitPerMinute },
+      trustProxy: config.trustProxy,
     }),
   )
   return c

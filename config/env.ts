@@ -26,6 +26,8 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number
   /** Rejected tokens one client address may present per minute in this process; 0 for no limit. */
   readonly authFailureLimitPerMinute: number
+  /** Whether a reverse proxy's X-Forwarded-* headers are believed (the scheme, host and client address). */
+  readonly trustProxy: boolean
   /** Longest a client may take to send a request's headers (slow clients hold sockets). */
   readonly httpHeadersTimeoutMs: number
   /** Longest a client may take to send a whole request, body included; at least httpHeadersTimeoutMs. */
@@ -105,6 +107,12 @@ export const environmentVariables = [
     default: '30',
     meaning: 'Rejected tokens one client address (an IPv6 /64) may present per minute, per process; then every token from it gets 429 until the minute is over. 0 disables.',
     mustBe: 'an integer from 0 to 100000',
+  },
+  {
+    name: 'TRUST_PROXY',
+    default: 'false',
+    meaning: 'Set `true` only behind a reverse proxy you run: its `X-Forwarded-Proto`, `X-Forwarded-Host` and last `X-Forwarded-For` entry then name the scheme and host of `Link` URLs and the client address the failure limit counts.',
+    mustBe: 'true or false',
   },
   {
     name: 'HTTP_HEADERS_TIMEOUT_MS',
@@ -191,6 +199,7 @@ const environment = t.type({
   WEBHOOK_WORKER: fromEnv('WEBHOOK_WORKER', oneOf(['true', 'false'] as const)),
   RATE_LIMIT_PER_MINUTE: fromEnv('RATE_LIMIT_PER_MINUTE', integerIn(0, 1_000_000)),
   AUTH_FAILURE_LIMIT_PER_MINUTE: fromEnv('AUTH_FAILURE_LIMIT_PER_MINUTE', integerIn(0, 100_000)),
+  TRUST_PROXY: fromEnv('TRUST_PROXY', oneOf(['true', 'false'] as const)),
   HTTP_HEADERS_TIMEOUT_MS: fromEnv('HTTP_HEADERS_TIMEOUT_MS', integerIn(100, 600_000)),
   HTTP_REQUEST_TIMEOUT_MS: fromEnv('HTTP_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)),
 })
@@ -229,6 +238,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppCon
       webhookWorker: v.WEBHOOK_WORKER === 'true',
       rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
       authFailureLimitPerMinute: v.AUTH_FAILURE_LIMIT_PER_MINUTE,
+      trustProxy: v.TRUST_PROXY === 'true',
       httpHeadersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
       httpRequestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
     })),

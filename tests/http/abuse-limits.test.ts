@@ -5,6 +5,7 @@ import pino from 'pino'
 import { createHttpApp } from '../../adapters/http/koa/app'
 import { RateLimitSettings } from '../../adapters/http/koa/rate-limit'
 import { forgetServer } from '../openapi/openapi-agreement'
+import { actionBody } from '../support/http-fixtures'
 import { Core, Harness, HttpResponse, send, useServer } from '../support/http-harness'
 import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
 
@@ -212,6 +213,44 @@ describe('HTTP: abuse limits (issue #5)', () => {
       expectStatus(await h().b.get('/v1/actions'), 200)
       await rejectTokens(h().baseUrl, 30)
       expectRateLimited(await h().b.get('/v1/actions'))
+    })
+  })
+
+  describe('behind a reverse proxy', () => {
+    const forwarded = (forwardedFor: string) => ({ 'X-Forwarded-For': forwardedFor, 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com' })
+    const rejectFrom = async (baseUrl: string, forwardedFor: string, count: number) => {
+      for (let i = 0; i < count; i++) expectProblem(await send(baseUrl, 'GET', '/v1/actions', { token: badToken, headers: forwarded(forwardedFor) }), 401, 'unauthorized')
+    }
+    const secondPageLink = async (h: Harness): Promise<string> => {
+      for (const name of ['first', 'second']) expectStatus(await h.a.post('/v1/actions', { ...actionBody(), name }), 201)
+      const res = await h.a.request('GET', '/v1/actions?limit=1', { headers: forwarded('198.51.100.1') })
+      expectStatus(res, 200)
+      return res.headers.get('link') ?? ''
+    }
+
+    describe('TRUST_PROXY=true', () => {
+      const h = useServer({ database: 'memory', env: { TRUST_PROXY: 'true', AUTH_FAILURE_LIMIT_PER_MINUTE: '3' } })
+
+      it('Link URLs take the scheme and host the client used', async () => {
+        expect(await secondPageLink(h())).to.match(/^<https:\/\/api\.example\.com\/v1\/actions\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/)
+      })
+
+      it('the failure limit counts the address the proxy appended, not one the client wrote before it', async () => {
+        await rejectFrom(h().baseUrl, '203.0.113.1', 3)
+        expectRateLimited(await send(h().baseUrl, 'GET', '/v1/actions', { token: h().a.tenant.token, headers: forwarded('192.0.2.9, 203.0.113.1') }))
+        // Another client behind the same proxy is not held for it.
+        expectStatus(await send(h().baseUrl, 'GET', '/v1/actions', { token: h().a.tenant.token, headers: forwarded('203.0.113.2') }), 200)
+      })
+    })
+
+    describe('by default', () => {
+      const h = useServer({ database: 'memory', env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3' } })
+
+      it('X-Forwarded-* are a client\'s word and change nothing: Link and the counted address are the connection\'s', async () => {
+        expect(await secondPageLink(h())).to.match(new RegExp(`^<${h().baseUrl.replace(/[.]/g, '\\.')}/v1/actions\\?limit=1&cursor=`))
+        await rejectFrom(h().baseUrl, '203.0.113.1', 3)
+        expectRateLimited(await send(h().baseUrl, 'GET', '/v1/actions', { token: h().a.tenant.token, headers: forwarded('203.0.113.2') }))
+      })
     })
   })
 })

@@ -27,6 +27,11 @@ export interface HttpOptions {
   readonly metrics?: HttpMetrics
   /** Requests per token and failed authentications per address; no limits when not given. */
   readonly rateLimits?: RateLimitSettings
+  /**
+   * Believe the X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For of a reverse proxy in
+   * front (TRUST_PROXY); otherwise, as by default, the request and its socket say who and where.
+   */
+  readonly trustProxy?: boolean
 }
 
 const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
@@ -48,7 +53,9 @@ const routeTemplate = (router: Router, ctx: Context): string | null => {
 export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   const app = new Koa()
   const endOfTurn = turnEnds()
-  app.proxy = false
+  app.proxy = options.trustProxy === true
+  // The proxy appends the address it saw to X-Forwarded-For; earlier entries are the client's word.
+  app.maxIpsCount = 1
   // Paths are case-sensitive (RFC 3986), as the token check reads them: matched without case,
   // /V1/actions reached a route that the check, which guards /v1, had let through unauthenticated.
   const router = new Router({ sensitive: true })
@@ -115,7 +122,7 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     if (isPublicPath(ctx.path)) return next()
     const match = bearer.exec(ctx.get('Authorization'))
     if (match === null) return renderProblem(ctx, problemOf({ _tag: 'Unauthorized' }))
-    // app.proxy is false: the socket's peer, never a client-supplied X-Forwarded-For.
+    // The socket's peer, or with TRUST_PROXY the address the proxy appended: never one a client wrote.
     const address = ctx.request.ip
     const refused = limits.refusedAddress(address)
     if (refused !== null) return renderProblem(ctx, problemOf(refused))

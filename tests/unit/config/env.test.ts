@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       webhookWorker: true,
       rateLimitPerMinute: 6000,
       authFailureLimitPerMinute: 30,
+      trustProxy: false,
       httpHeadersTimeoutMs: 10000,
       httpRequestTimeoutMs: 30000,
     })
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
         WEBHOOK_WORKER: 'false',
         RATE_LIMIT_PER_MINUTE: '100',
         AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+        TRUST_PROXY: 'true',
         HTTP_HEADERS_TIMEOUT_MS: '2000',
         HTTP_REQUEST_TIMEOUT_MS: '4000',
       }),
@@ -72,6 +74,7 @@ describe('loadConfig', () => {
       webhookWorker: false,
       rateLimitPerMinute: 100,
       authFailureLimitPerMinute: 0,
+      trustProxy: true,
       httpHeadersTimeoutMs: 2000,
       httpRequestTimeoutMs: 4000,
     })
@@ -145,6 +148,7 @@ describe('loadConfig', () => {
       'WEBHOOK_WORKER',
       'RATE_LIMIT_PER_MINUTE',
       'AUTH_FAILURE_LIMIT_PER_MINUTE',
+      'TRUST_PROXY',
       'HTTP_HEADERS_TIMEOUT_MS',
       'HTTP_REQUEST_TIMEOUT_MS',
     ])
