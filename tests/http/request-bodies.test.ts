@@ -48,9 +48,19 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
           expectStatus(await send({ raw: valid(), contentType: 'application/merge-patch+json' }), success)
           expectStatus(await send({ raw: valid(), contentType: 'application/merge-patch+json; charset=utf-8' }), success)
         })
+
+        it('a 415 names the patch formats in Accept-Patch (RFC 5789 §3.1)', async () => {
+          for (const contentType of ['text/plain', null]) {
+            const res = await send({ raw: valid(), contentType })
+            expectProblem(res, 415, 'unsupported_media_type')
+            expect(res.headers.get('accept-patch'), `Accept-Patch with ${contentType}`).to.equal('application/json, application/merge-patch+json')
+          }
+        })
       } else {
-        it('application/merge-patch+json: 415 (PATCH only)', async () => {
-          expectProblem(await send({ raw: valid(), contentType: 'application/merge-patch+json' }), 415, 'unsupported_media_type')
+        it('application/merge-patch+json: 415 (PATCH only), without Accept-Patch', async () => {
+          const res = await send({ raw: valid(), contentType: 'application/merge-patch+json' })
+          expectProblem(res, 415, 'unsupported_media_type')
+          expect(res.headers.get('accept-patch')).to.equal(null)
         })
       }
 

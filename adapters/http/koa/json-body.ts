@@ -59,10 +59,11 @@ const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
 
 /**
  * Reads a JSON object body: 415 for another media type, 413 past the limit, 400 for anything that
- * is not a JSON object. PATCH also takes merge-patch+json.
+ * is not a JSON object. PATCH also takes merge-patch+json, and its 415 says so in Accept-Patch.
  */
 export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
-  const accepted = options.mergePatch === true ? mergePatchTypes : jsonTypes
-  if (!accepted.includes(mediaTypeOf(ctx))) return TE.left({ _tag: 'UnsupportedMediaType', accepted })
+  const patch = options.mergePatch === true
+  const accepted = patch ? mergePatchTypes : jsonTypes
+  if (!accepted.includes(mediaTypeOf(ctx))) return TE.left({ _tag: 'UnsupportedMediaType', accepted, ...(patch ? { acceptPatch: mergePatchTypes } : {}) })
   return pipe(readBodyText(ctx), chainEitherKW(jsonObjectOf))
 }

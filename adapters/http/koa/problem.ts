@@ -5,7 +5,8 @@ import { idPrefixes, isIdOf } from '../../../domain/shared/ids'
 /** Failures that only exist at the HTTP edge: the request itself is unusable. */
 export type HttpFailure =
   | { readonly _tag: 'MalformedJson'; readonly detail: string }
-  | { readonly _tag: 'UnsupportedMediaType'; readonly accepted: ReadonlyArray<string> }
+  /** `acceptPatch`: the patch formats a PATCH takes, named in Accept-Patch (RFC 5789 §3.1). */
+  | { readonly _tag: 'UnsupportedMediaType'; readonly accepted: ReadonlyArray<string>; readonly acceptPatch?: ReadonlyArray<string> }
   | { readonly _tag: 'PayloadTooLarge'; readonly limitBytes: number }
   | { readonly _tag: 'BadHeader'; readonly header: string; readonly detail: string }
   | { readonly _tag: 'RouteNotFound' }
@@ -48,6 +49,9 @@ const notFoundDetail = ({ entity, id, linkedTo }: NotFound): string => {
   if (isIdOf(entity, id)) return `No ${name} with id ${JSON.stringify(id)} exists.`
   return `No ${name} has that id: ${name} ids look like ${idPrefixes[entity]}.<letters and digits>.`
 }
+
+const acceptPatchHeaders = (formats: ReadonlyArray<string> | undefined): Pick<Problem, 'headers'> =>
+  formats === undefined ? {} : { headers: { 'Accept-Patch': formats.join(', ') } }
 
 /** The one place where failures become statuses and the contract's stable codes. */
 export const problemOf = (failure: Failure): Problem => {
@@ -129,6 +133,7 @@ export const problemOf = (failure: Failure): Problem => {
         code: 'unsupported_media_type',
         title: 'Unsupported media type',
         detail: `Send the body as ${failure.accepted.join(' or ')}.`,
+        ...acceptPatchHeaders(failure.acceptPatch),
       }
     case 'PayloadTooLarge':
       return {

@@ -150,8 +150,13 @@ const problemHeaders: Partial<Record<string, Json>> = {
 /** What every POST can also answer, through its Idempotency-Key. */
 const idempotencyProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'idempotency_in_flight', 'idempotency_key_reused']
 
-/** One response per status, every code it can carry as a named example. */
-const problemResponses = (codes: ReadonlyArray<ProblemCode>): Record<string, Json> => {
+/** A PATCH's 415 names the patch formats it takes (RFC 5789 §3.1). */
+const patchProblemHeaders: Partial<Record<string, Json>> = {
+  '415': { 'Accept-Patch': ref('headers', 'AcceptPatch') },
+}
+
+/** One response per status, every code it can carry as a named example; `headers` adds headers by status. */
+const problemResponses = (codes: ReadonlyArray<ProblemCode>, headers: Partial<Record<string, Json>> = {}): Record<string, Json> => {
   const byStatus = new Map<string, ProblemCode[]>()
   for (const code of codes) byStatus.set(problemStatus[code], [...(byStatus.get(problemStatus[code]) ?? []), code])
   return Object.fromEntries(
@@ -159,7 +164,7 @@ const problemResponses = (codes: ReadonlyArray<ProblemCode>): Record<string, Jso
       status,
       {
         description: group.map((code) => problemDescriptions[code]).join(' '),
-        headers: { ...requestIdHeader, ...(problemHeaders[status] ?? {}) },
+        headers: { ...requestIdHeader, ...(problemHeaders[status] ?? {}), ...(headers[status] ?? {}) },
         content: {
           'application/problem+json': {
             schema: schemaRef('Problem'),
@@ -543,7 +548,7 @@ const operationObject = (spec: OperationSpec): Json => {
     responses: {
       [spec.success.status]: success,
       ...(extraResponses[spec.operationId] ?? {}),
-      ...problemResponses(codes),
+      ...problemResponses(codes, spec.method === 'patch' ? patchProblemHeaders : {}),
     },
   }
 }
@@ -662,6 +667,11 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         IdempotentReplayed: {
           description: '`true` when this is the answer first given to the same request with the same Idempotency-Key, sent again; absent otherwise.',
           schema: { type: 'string', enum: ['true'] },
+        },
+        AcceptPatch: {
+          description: 'The patch formats this PATCH takes (RFC 5789 §3.1).',
+          required: true,
+          schema: { type: 'string', examples: ['application/json, application/merge-patch+json'] },
         },
         WWWAuthenticate: { description: '`Bearer`.', required: true, schema: { type: 'string', examples: ['Bearer'] } },
         RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', examples: [retryAfterSeconds] } },
