@@ -37,9 +37,21 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
     }
   })
 
-  it('a wrong content type (415) or body (400) before an unknown id (404)', async () => {
+  it('a content coding (415) after the token (401), the route (405) and If-Match syntax (400)', async () => {
+    const gzip = { raw: '{}', contentType: 'application/json', headers: { 'Content-Encoding': 'gzip' } }
+    expectProblem(await h().request('POST', '/v1/actions', gzip), 401, 'unauthorized')
+    expectProblem(await h().a.request('POST', `/v1/actions/${actionId}`, gzip), 405, 'method_not_allowed')
+    for (const t of targets()) {
+      const res = await h().a.request(t.method, t.path, { ...gzip, headers: { ...gzip.headers, 'If-Match': 'bad' } })
+      expectProblem(res, 400, 'bad_header')
+    }
+  })
+
+  it('a wrong content type or coding (415) or body (400) before an unknown id (404)', async () => {
     for (const t of targets()) {
       expectProblem(await h().a.request(t.method, t.missing, { raw: '{}', contentType: 'text/plain' }), 415, 'unsupported_media_type')
+      const coded = await h().a.request(t.method, t.missing, { raw: '{}', contentType: 'application/json', headers: { 'Content-Encoding': 'br' } })
+      expectProblem(coded, 415, 'unsupported_media_type')
       expectProblem(await h().a.request(t.method, t.missing, { raw: '[', contentType: 'application/json' }), 400, 'malformed_json')
     }
   })

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { describeEachDatabase, useServer } from '../support/http-harness'
+import { gzipSync } from 'node:zlib'
+import { describeEachDatabase, HttpResponse, useServer } from '../support/http-harness'
 import { maxFreeFormDepth } from '../../application/shared/codecs'
 import { actionBody, agentBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus, expectViolations } from './expect-http'
@@ -73,6 +74,39 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
       it('no Content-Type: 415', async () => {
         expectProblem(await send({ raw: valid(), contentType: null }), 415, 'unsupported_media_type')
       })
+
+      const expectCodingRefused = (res: HttpResponse, what: string): void => {
+        expectProblem(res, 415, 'unsupported_media_type')
+        expect(res.headers.get('accept-encoding'), `Accept-Encoding for ${what}`).to.equal('identity')
+        expect(res.headers.get('accept-patch'), `Accept-Patch for ${what}`).to.equal(
+          route.method === 'PATCH' ? 'application/json, application/merge-patch+json' : null,
+        )
+      }
+
+      it('a gzip body with Content-Encoding: gzip: 415 with Accept-Encoding: identity, not a 400 for its bytes', async () => {
+        const res = await send({ raw: gzipSync(valid()), contentType: 'application/json', headers: { 'Content-Encoding': 'gzip' } })
+        expectCodingRefused(res, 'gzip')
+      })
+
+      it('a plain body labelled with any coding but identity (any case, or in a list) is not read: 415', async () => {
+        for (const coding of ['br', 'deflate', 'GZIP', 'x-custom', 'identity, gzip', 'gzip, identity']) {
+          expectCodingRefused(await send({ raw: valid(), contentType: 'application/json', headers: { 'Content-Encoding': coding } }), coding)
+        }
+      })
+
+      it('Content-Encoding: identity (any case) is no coding: success', async () => {
+        expectStatus(await send({ raw: valid(), contentType: 'application/json', headers: { 'Content-Encoding': 'identity' } }), success)
+        expectStatus(await send({ raw: valid(), contentType: 'application/json', headers: { 'Content-Encoding': 'Identity' } }), success)
+      })
+
+      if (route.method === 'POST') {
+        it('with an Idempotency-Key, a gzip body is a 415 too (the key keeps nothing)', async () => {
+          const headers = { 'Content-Encoding': 'gzip', 'Idempotency-Key': `coding-${route.label}` }
+          expectCodingRefused(await send({ raw: gzipSync(valid()), contentType: 'application/json', headers }), 'gzip with a key')
+          const retried = await send({ raw: valid(), contentType: 'application/json', headers: { 'Idempotency-Key': headers['Idempotency-Key'] } })
+          expectStatus(retried, 201)
+        })
+      }
 
       const malformed: Array<[string, () => string]> = [
         ['not JSON', () => '{"name": '],

@@ -15,7 +15,21 @@ const mergePatchTypes = ['application/json', 'application/merge-patch+json']
 const malformed = (detail: string): HttpFailure => ({ _tag: 'MalformedJson', detail })
 
 /**
- * The body as UTF-8 text, whatever the charset says (JSON is UTF-8, RFC 8259): 413 past the limit,
+ * Whether the body comes in a content coding other than identity (`gzip`, `br`, or a list such as
+ * `identity, gzip`; any case). Such a body is refused with 415 rather than read as if it were the
+ * JSON text (RFC 9110 §8.4.1, §15.5.16): decoding it is not offered.
+ */
+const isContentCoded = (ctx: Context): boolean =>
+  ctx
+    .get('Content-Encoding')
+    .split(',')
+    .some((coding) => {
+      const name = coding.trim().toLowerCase()
+      return name !== '' && name !== 'identity'
+    })
+
+/**
+ * The body as UTF-8 text (415 for a content-coded one), whatever the charset says (JSON is UTF-8, RFC 8259): 413 past the limit,
  * 400 for bytes that are not UTF-8, which decoding would have replaced with U+FFFD and stored
  * changed. Read from the request once and kept for the request, so the Idempotency-Key check and
  * the route both see it.
@@ -23,6 +37,7 @@ const malformed = (detail: string): HttpFailure => ({ _tag: 'MalformedJson', det
 export const readBodyText = (ctx: Context): TE.TaskEither<HttpFailure, string> => {
   const kept: unknown = ctx.state.bodyText
   if (typeof kept === 'string') return TE.right(kept)
+  if (isContentCoded(ctx)) return TE.left({ _tag: 'UnsupportedContentEncoding' })
   const declared = Number(ctx.get('Content-Length') || NaN)
   if (declared > bodyLimitBytes) return TE.left({ _tag: 'PayloadTooLarge', limitBytes: bodyLimitBytes })
   return async () => {
@@ -57,13 +72,21 @@ const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? E.right(value) : E.left(malformed('The body must be a JSON object.'))
 }
 
+type Unsupported = Extract<HttpFailure, { readonly _tag: 'UnsupportedMediaType' | 'UnsupportedContentEncoding' }>
+
 /**
- * Reads a JSON object body: 415 for another media type, 413 past the limit, 400 for anything that
- * is not a JSON object. PATCH also takes merge-patch+json, and its 415 says so in Accept-Patch.
+ * Reads a JSON object body: 415 for a content coding or another media type, 413 past the limit,
+ * 400 for anything that is not a JSON object. PATCH also takes merge-patch+json, and its 415 says
+ * so in Accept-Patch.
  */
 export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
   const patch = options.mergePatch === true
   const accepted = patch ? mergePatchTypes : jsonTypes
-  if (!accepted.includes(mediaTypeOf(ctx))) return TE.left({ _tag: 'UnsupportedMediaType', accepted, ...(patch ? { acceptPatch: mergePatchTypes } : {}) })
+  const unsupported: Unsupported | null = isContentCoded(ctx)
+    ? { _tag: 'UnsupportedContentEncoding' }
+    : accepted.includes(mediaTypeOf(ctx))
+      ? null
+      : { _tag: 'UnsupportedMediaType', accepted }
+  if (unsupported !== null) return TE.left(patch ? { ...unsupported, acceptPatch: mergePatchTypes } : unsupported)
   return pipe(readBodyText(ctx), chainEitherKW(jsonObjectOf))
 }

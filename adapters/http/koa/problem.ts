@@ -7,6 +7,8 @@ export type HttpFailure =
   | { readonly _tag: 'MalformedJson'; readonly detail: string }
   /** `acceptPatch`: the patch formats a PATCH takes, named in Accept-Patch (RFC 5789 §3.1). */
   | { readonly _tag: 'UnsupportedMediaType'; readonly accepted: ReadonlyArray<string>; readonly acceptPatch?: ReadonlyArray<string> }
+  /** The body comes in a content coding (gzip, br…): only identity is read (RFC 9110 §8.4.1). */
+  | { readonly _tag: 'UnsupportedContentEncoding'; readonly acceptPatch?: ReadonlyArray<string> }
   | { readonly _tag: 'PayloadTooLarge'; readonly limitBytes: number }
   | { readonly _tag: 'BadHeader'; readonly header: string; readonly detail: string }
   | { readonly _tag: 'RouteNotFound' }
@@ -50,8 +52,8 @@ const notFoundDetail = ({ entity, id, linkedTo }: NotFound): string => {
   return `No ${name} has that id: ${name} ids look like ${idPrefixes[entity]}.<letters and digits>.`
 }
 
-const acceptPatchHeaders = (formats: ReadonlyArray<string> | undefined): Pick<Problem, 'headers'> =>
-  formats === undefined ? {} : { headers: { 'Accept-Patch': formats.join(', ') } }
+const acceptPatchHeader = (formats: ReadonlyArray<string> | undefined): Record<string, string> =>
+  formats === undefined ? {} : { 'Accept-Patch': formats.join(', ') }
 
 /** The one place where failures become statuses and the contract's stable codes. */
 export const problemOf = (failure: Failure): Problem => {
@@ -133,7 +135,16 @@ export const problemOf = (failure: Failure): Problem => {
         code: 'unsupported_media_type',
         title: 'Unsupported media type',
         detail: `Send the body as ${failure.accepted.join(' or ')}.`,
-        ...acceptPatchHeaders(failure.acceptPatch),
+        ...(failure.acceptPatch === undefined ? {} : { headers: acceptPatchHeader(failure.acceptPatch) }),
+      }
+    case 'UnsupportedContentEncoding':
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        title: 'Unsupported media type',
+        detail: 'Send the body uncompressed: without Content-Encoding, or with Content-Encoding: identity.',
+        // RFC 9110 §15.5.16: a 415 caused by a content coding names the accepted ones in Accept-Encoding.
+        headers: { 'Accept-Encoding': 'identity', ...acceptPatchHeader(failure.acceptPatch) },
       }
     case 'PayloadTooLarge':
       return {

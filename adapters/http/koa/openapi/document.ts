@@ -131,7 +131,8 @@ const problemDescriptions: Record<ProblemCode, string> = {
   not_found: '`not_found`: no such record in the caller\'s organisation.',
   precondition_failed: '`precondition_failed`: If-Match does not match the current ETag.',
   payload_too_large: `\`payload_too_large\`: the body is over ${bodyLimitBytes} bytes.`,
-  unsupported_media_type: '`unsupported_media_type`: the body is not sent as JSON.',
+  unsupported_media_type:
+    '`unsupported_media_type`: the body is not sent as JSON, or is sent compressed (a Content-Encoding other than identity, answered with `Accept-Encoding: identity`).',
   validation_failed: '`validation_failed`: fields break the rules; `errors` names every one by JSON pointer.',
   idempotency_in_flight: '`idempotency_in_flight`: the first request with this Idempotency-Key is still being processed.',
   idempotency_key_reused: '`idempotency_key_reused`: this Idempotency-Key was used within 24 hours for a different request.',
@@ -143,6 +144,7 @@ const problemDescriptions: Record<ProblemCode, string> = {
 const problemHeaders: Partial<Record<string, Json>> = {
   '401': { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') },
   '409': { 'Retry-After': ref('headers', 'RetryAfter') },
+  '415': { 'Accept-Encoding': ref('headers', 'AcceptEncoding') },
   '429': { 'Retry-After': ref('headers', 'RetryAfter') },
   '503': { 'Retry-After': ref('headers', 'RetryAfter') },
 }
@@ -667,6 +669,10 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         IdempotentReplayed: {
           description: '`true` when this is the answer first given to the same request with the same Idempotency-Key, sent again; absent otherwise.',
           schema: { type: 'string', enum: ['true'] },
+        },
+        AcceptEncoding: {
+          description: '`identity` on a 415 for a compressed body: request bodies are read only without a content coding.',
+          schema: { type: 'string', enum: ['identity'] },
         },
         AcceptPatch: {
           description: 'The patch formats this PATCH takes (RFC 5789 §3.1).',
