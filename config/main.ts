@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/Either'
 import * as O from 'fp-ts/Option'
-import { createServer, Server, ServerResponse } from 'node:http'
+import { Server, ServerResponse } from 'node:http'
 import { AddressInfo } from 'node:net'
+import { createHttpServer } from '../adapters/http/koa/http-server'
 import { openService, Service } from './container'
 import { loadConfig } from './env'
 
@@ -11,16 +12,6 @@ const crashed = 1
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const shutdownGraceMs = 10_000
-
-/**
- * How long an idle kept-alive connection stays open for the client's next request: Node's own
- * default, written down so it is a decision. Behind a load balancer, make it longer than the
- * balancer's idle timeout.
- */
-const keepAliveTimeoutMs = 5_000
-
-/** How often Node looks for connections over the headers and request timeouts (its default, 30 s, would let them overrun by that much). */
-const timeoutCheckIntervalMs = 1_000
 
 const fail = (code: number, message: string): never => {
   process.stderr.write(`switchboard: ${message.replace(/\s+/g, ' ').trim()}\n`)
@@ -136,15 +127,11 @@ const main = async (): Promise<void> => {
 
   // Node's own defaults (60 s for headers, 5 min for a request) let a client that trickles its
   // request a byte at a time hold a socket for that long; a few hundred such clients starve the rest.
-  const server = createServer(
-    {
-      headersTimeout: config.httpHeadersTimeoutMs,
-      requestTimeout: config.httpRequestTimeoutMs,
-      keepAliveTimeout: keepAliveTimeoutMs,
-      connectionsCheckingInterval: timeoutCheckIntervalMs,
-    },
-    service.app.callback(),
-  )
+  const server = createHttpServer(service.app, {
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+    logger: service.logger,
+  })
   const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await service.close().catch(() => undefined)
     return fail(badSetup, `cannot listen on ${config.host}:${config.port}: ${messageOf(error)}`)

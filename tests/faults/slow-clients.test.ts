@@ -4,6 +4,7 @@ import * as net from 'node:net'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { send } from '../support/http-harness'
+import { parseAnswers } from '../support/raw-http'
 import { startService, Started } from '../support/service-process'
 
 /**
@@ -58,6 +59,13 @@ const slowClient = (port: number, first: string, trickle: string | null): Promis
 const expectTimedOut = (outcome: Outcome, withinMs: number): void => {
   expect(outcome.closedByServer, `still open after ${giveUpMs} ms`).to.equal(true)
   expect(outcome.received, 'the answer').to.match(/^HTTP\/1\.1 408 /)
+  // In the error model like any answer, though no route saw the request (adapters/http/koa/http-server.ts).
+  const answers = parseAnswers(Buffer.from(outcome.received, 'utf8'))
+  expect(answers, 'one whole answer').to.have.length(1)
+  expect(answers[0].headers.get('content-type')).to.equal('application/problem+json')
+  expect(answers[0].headers.get('connection')).to.equal('close')
+  expect(answers[0].headers.get('x-request-id') ?? '').to.match(/^[0-9a-f-]{36}$/)
+  expect(JSON.parse(answers[0].text)).to.include({ status: 408, code: 'request_timeout' })
   expect(outcome.elapsedMs, 'milliseconds until closed').to.be.at.least(withinMs - 100).and.at.most(withinMs + slackMs)
 }
 

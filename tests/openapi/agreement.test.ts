@@ -54,6 +54,18 @@ describe('OpenAPI agreement check', () => {
     expect(problem(200, problemExamples.not_found, `${base}/v1/nothing-here`).join()).to.match(/no operation/)
   })
 
+  it('checks the answers to requests the parser refused against the Problem schema, whatever the path', () => {
+    const refused = (status: number, body: unknown, contentType = 'application/problem+json') =>
+      agreement.check(exchange({ status, body, contentType, unparsed: true, url: `${base}/v1/actions` }))
+    const problemOf = (status: number, code: string) => ({ type: 'https://switchboard.dev/problems/x', title: 't', status, detail: 'd', code })
+    expect(refused(431, problemOf(431, 'headers_too_large'))).to.deep.equal([])
+    expect(refused(400, problemOf(400, 'malformed_request'))).to.deep.equal([])
+    expect(refused(408, problemOf(408, 'request_timeout'))).to.deep.equal([])
+    expect(refused(200, problemOf(200, 'malformed_request')).join()).to.match(/not one of/)
+    expect(refused(400, problemOf(400, 'malformed_request'), 'text/plain').join()).to.match(/must be application\/problem\+json/)
+    expect(refused(431, { ...problemOf(431, 'headers_too_large'), code: 'too_big' }).join()).to.match(/code must be equal to one of the allowed values/)
+  })
+
   it('finds an accepted request that the document would refuse', () => {
     const created = (requestJson: unknown, url = `${base}/v1/actions`) => {
       const headers = new Headers({ 'content-type': 'application/json', 'x-request-id': 'r', etag: '"1"', location: '/v1/actions/x' })

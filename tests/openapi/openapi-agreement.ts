@@ -21,7 +21,12 @@ export interface Exchange {
   readonly status: number
   readonly headers: Headers
   readonly text: string
+  /** The server answered before it could read a request at all (Node's HTTP parser refused it): no operation applies. */
+  readonly unparsed?: boolean
 }
+
+/** What a request Node's HTTP parser refuses is answered with (info.description of the document). */
+const unparsedStatuses = [400, 408, 413, 431]
 
 interface Operation {
   readonly method: string
@@ -110,6 +115,7 @@ export class OpenApiAgreement {
   /** Every way the exchange disagrees with the document; empty when it agrees. */
   check(exchange: Exchange): string[] {
     this.checked += 1
+    if (exchange.unparsed === true) return this.checkUnparsed(exchange)
     const url = new URL(exchange.url)
     const { operation } = this.find(exchange.method, url.pathname)
     const mediaType = mediaTypeOf(exchange.headers.get('content-type'))
@@ -155,6 +161,20 @@ export class OpenApiAgreement {
 
     if (exchange.status >= 200 && exchange.status < 300) problems.push(...this.checkRequest(exchange, operation, url))
     return problems
+  }
+
+  /** An answer to a request that could not be read: a problem, with the headers every answer carries. */
+  private checkUnparsed(exchange: Exchange): string[] {
+    if (!unparsedStatuses.includes(exchange.status)) return [`a request the parser refused is answered ${exchange.status}, not one of ${unparsedStatuses.join(', ')}`]
+    const problems: string[] = []
+    if (exchange.headers.get('x-request-id') === null) problems.push('header X-Request-Id is documented as required but missing')
+    const mediaType = mediaTypeOf(exchange.headers.get('content-type'))
+    if (mediaType !== 'application/problem+json') return [...problems, `a refused request's ${exchange.status} must be application/problem+json, not ${mediaType}`]
+    try {
+      return [...problems, ...this.validate('#/components/schemas/Problem', JSON.parse(exchange.text))]
+    } catch {
+      return [...problems, 'the body is not JSON']
+    }
   }
 
   /** A request the service accepted must be one the document allows. */

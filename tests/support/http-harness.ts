@@ -5,6 +5,7 @@ import { Server } from 'node:http'
 import { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
+import { createHttpServer } from '../../adapters/http/koa/http-server'
 import { loadConfig } from '../../config/env'
 import { openService, Service } from '../../config/container'
 import { checkExchange, forgetServer } from '../openapi/openapi-agreement'
@@ -166,9 +167,18 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
   if (E.isLeft(loaded)) throw new Error(`configuration refused: ${loaded.left.message}`)
   const service = await openService(loaded.right, { logger: runLogger() })
   await service.migrate()
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = service.app.listen(0, '127.0.0.1', () => resolve(s))
-    s.once('error', reject)
+  // As config/main.ts makes it: the configured timeouts, and the parser's refusals as problems.
+  const server: Server = createHttpServer(service.app, {
+    headersTimeoutMs: service.config.httpHeadersTimeoutMs,
+    requestTimeoutMs: service.config.httpRequestTimeoutMs,
+    logger: service.logger,
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const { port } = server.address() as AddressInfo
   const baseUrl = `http://127.0.0.1:${port}`

@@ -1,4 +1,5 @@
 import { absurd } from 'fp-ts/function'
+import { maxHeaderSize } from 'node:http'
 import { DomainError, NotFound, Violation } from '../../../domain/shared/errors'
 import { idPrefixes, isIdOf } from '../../../domain/shared/ids'
 
@@ -15,6 +16,11 @@ export type HttpFailure =
   | { readonly _tag: 'MethodNotAllowed'; readonly allowed: ReadonlyArray<string> }
   /** Too many requests from one token, or too many failed authentications from one address. */
   | { readonly _tag: 'RateLimited'; readonly retryAfterSeconds: number; readonly detail: string }
+  /** Node's HTTP parser refused the request before any route saw it (http-server.ts). */
+  | { readonly _tag: 'UnreadableRequest'; readonly reason: UnreadableReason }
+
+/** Why Node's HTTP parser refused a request. */
+export type UnreadableReason = 'malformed' | 'timeout' | 'headers_too_large' | 'chunk_extensions_too_large'
 
 export type Failure = DomainError | HttpFailure
 
@@ -50,6 +56,41 @@ const notFoundDetail = ({ entity, id, linkedTo }: NotFound): string => {
   if (linkedTo !== undefined) return `The ${name} ${JSON.stringify(id)} is not linked to the ${entityNames[linkedTo.entity]} ${JSON.stringify(linkedTo.id)}.`
   if (isIdOf(entity, id)) return `No ${name} with id ${JSON.stringify(id)} exists.`
   return `No ${name} has that id: ${name} ids look like ${idPrefixes[entity]}.<letters and digits>.`
+}
+
+/** The connection of a request the parser refused is closed: where the next request starts is unknown. */
+const closing = { Connection: 'close' }
+
+const unreadableProblems: Record<UnreadableReason, Problem> = {
+  malformed: {
+    status: 400,
+    code: 'malformed_request',
+    title: 'Malformed request',
+    detail: 'The request is not valid HTTP/1.1: its request line, headers or framing (Content-Length, Transfer-Encoding) cannot be read.',
+    headers: closing,
+  },
+  timeout: {
+    status: 408,
+    code: 'request_timeout',
+    title: 'Request timeout',
+    detail: 'The request was not received in time; send it again on a new connection.',
+    headers: closing,
+  },
+  headers_too_large: {
+    status: 431,
+    code: 'headers_too_large',
+    title: 'Request header fields too large',
+    detail: `The request line and headers together are larger than ${maxHeaderSize} bytes.`,
+    headers: closing,
+  },
+  // Node's own answer to this is a 413: the body's framing, not its headers, is too large.
+  chunk_extensions_too_large: {
+    status: 413,
+    code: 'payload_too_large',
+    title: 'Payload too large',
+    detail: 'The chunk extensions of the body are too large.',
+    headers: closing,
+  },
 }
 
 const acceptPatchHeader = (formats: ReadonlyArray<string> | undefined): Record<string, string> =>
@@ -165,6 +206,8 @@ export const problemOf = (failure: Failure): Problem => {
         detail: `This route accepts ${failure.allowed.join(', ')}.`,
         headers: { Allow: failure.allowed.join(', ') },
       }
+    case 'UnreadableRequest':
+      return unreadableProblems[failure.reason]
     default:
       return absurd(failure)
   }

@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http'
 import { defaultPageSize, maxPageSize } from '../../../../application/shared/list-query'
 import { bodyLimitBytes } from '../json-body'
 import { retryAfterSeconds } from '../problem'
@@ -603,6 +604,8 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         'Bodies are JSON (`Content-Type: application/json`, PATCH also `application/merge-patch+json`), at most 1 MiB. Unknown and read-only fields are refused, at every depth. Absent and `null` mean the same for optional fields; lengths count Unicode code points.',
         '',
         'Errors are `application/problem+json` (RFC 9457) with a stable `code`; validation errors name every violation at once in `errors`, by JSON pointer.',
+        '',
+        `A request that cannot be read as HTTP/1.1 reaches no operation and is answered on any path, with \`Connection: close\`: 400 \`malformed_request\` for a request line, headers or framing that cannot be parsed (\`Transfer-Encoding\` with \`Content-Length\`, say), 431 \`headers_too_large\` for a request line and headers over ${maxHeaderSize} bytes, 408 \`request_timeout\` for a request not received within the server's timeouts, 413 \`payload_too_large\` for oversized chunk extensions.`,
         '',
         'Every response carries `X-Request-Id` (a client\'s own value of 1-128 safe characters is echoed). Single records carry an `ETag`; PUT and PATCH honour `If-Match`. Lists are JSON arrays of at most `limit` records; while more remain, `Link: <…>; rel="next"` gives the next page.',
       ].join('\n'),

@@ -105,6 +105,9 @@ const problem: JsonSchema = {
         'rate_limited',
         'unavailable',
         'internal_error',
+        'malformed_request',
+        'request_timeout',
+        'headers_too_large',
       ],
     },
     errors: {

@@ -1,0 +1,111 @@
+import Koa from 'koa'
+import { randomUUID } from 'node:crypto'
+import { createServer, Server, ServerResponse, STATUS_CODES } from 'node:http'
+import { Duplex } from 'node:stream'
+import { Logger } from 'pino'
+import { systemClock } from '../../system/system-clock'
+import { HttpFailure, Problem, problemBody, problemOf } from './problem'
+
+export interface HttpServerSettings {
+  /** Longest a client may take to send a request's headers (slow clients hold sockets). */
+  readonly headersTimeoutMs: number
+  /** Longest a client may take to send a whole request, body included. */
+  readonly requestTimeoutMs: number
+  readonly logger: Logger
+}
+
+/**
+ * How long an idle kept-alive connection stays open for the client's next request: Node's own
+ * default, written down so it is a decision. Behind a load balancer, make it longer than the
+ * balancer's idle timeout.
+ */
+const keepAliveTimeoutMs = 5_000
+
+/** How often Node looks for connections over the headers and request timeouts (its default, 30 s, would let them overrun by that much). */
+const timeoutCheckIntervalMs = 1_000
+
+/**
+ * How long a connection answered here stays open for the client to read the answer and close
+ * first. Closed at once, a socket with unread request bytes is reset by the kernel, and a reset
+ * can reach the client before it has read the answer.
+ */
+const lingerMs = 2_000
+
+/** What Node's HTTP parser reports in `clientError` (its `err.code`), as a failure of the error model. */
+export const clientErrorFailure = (code: string | undefined): HttpFailure => {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { _tag: 'UnreadableRequest', reason: 'headers_too_large' }
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { _tag: 'UnreadableRequest', reason: 'chunk_extensions_too_large' }
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { _tag: 'UnreadableRequest', reason: 'timeout' }
+    default:
+      return { _tag: 'UnreadableRequest', reason: 'malformed' }
+  }
+}
+
+/**
+ * A whole HTTP/1.1 answer as bytes, for a socket that has no response object: the headers every
+ * answer of the service carries, the problem's own, and `Connection: close`.
+ */
+export const rawProblemResponse = (problem: Problem, requestId: string, date: string): Buffer => {
+  const body = Buffer.from(JSON.stringify(problemBody(problem)), 'utf8')
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(body.length),
+    Date: date,
+    'X-Request-Id': requestId,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    ...problem.headers,
+    Connection: 'close',
+  }
+  const head = [`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body])
+}
+
+/**
+ * Answers what Node's HTTP parser refuses (a request line and headers over its limit, a request it
+ * cannot read or frame, one not received within the timeouts) with a problem like any other answer,
+ * where Node would send a status line and nothing else. A listener here replaces Node's answer, so
+ * it must also close the socket. Nothing is written when the client is gone (ECONNRESET), the
+ * socket cannot be written, or a response on it has started: those sockets are destroyed.
+ */
+export const answerClientErrors = (server: Server, logger: Logger): void => {
+  const answered = new WeakSet<Duplex>()
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser reports every later chunk of a refused request again; the answer is already sent.
+    if (answered.has(socket)) return
+    // Node's own check: the response this socket is serving, if any (http's _http_server.js).
+    const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
+    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
+      socket.destroy()
+      return
+    }
+    answered.add(socket)
+    const problem = problemOf(clientErrorFailure(error.code))
+    const requestId = randomUUID()
+    socket.end(rawProblemResponse(problem, requestId, new Date(systemClock.now()).toUTCString()))
+    const linger = setTimeout(() => socket.destroy(), lingerMs).unref()
+    socket.once('close', () => clearTimeout(linger))
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ requestId, status: problem.status, code: problem.code, parserError: error.code ?? null }, 'request refused by the HTTP parser')
+    }
+  })
+}
+
+/** The Node HTTP server for the Koa application, with its timeouts and the parser's refusals answered as problems. */
+export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server => {
+  const server = createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckIntervalMs,
+    },
+    app.callback(),
+  )
+  answerClientErrors(server, settings.logger)
+  return server
+}

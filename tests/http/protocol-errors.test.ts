@@ -1,0 +1,93 @@
+import { expect } from 'chai'
+import { checkExchange } from '../openapi/openapi-agreement'
+import { useServer } from '../support/http-harness'
+import { exchangeRaw, RawAnswer, RawOutcome } from '../support/raw-http'
+import { responseSecurityProblems } from '../support/run-log'
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Requests that Node's HTTP parser refuses never reach Koa: they are answered by the server's
+ * 'clientError' listener (adapters/http/koa/http-server.ts), in the error model like every other
+ * answer. No database is involved, so one store is enough. The 408 of the request timeouts is
+ * pinned in tests/faults/slow-clients.test.ts, where the timeouts are short.
+ */
+describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Connection: close)', () => {
+  const h = useServer({ database: 'memory' })
+  const port = () => Number(new URL(h().baseUrl).port)
+
+  /** The single answer of an exchange the server ended, checked as every answer of the suite is. */
+  const refusal = async (outcome: RawOutcome, status: number, code: string): Promise<RawAnswer> => {
+    expect(outcome.closedByServer, 'the server closed the connection').to.equal(true)
+    expect(outcome.answers, `one answer in ${JSON.stringify(outcome.received.slice(0, 300))}`).to.have.length(1)
+    const [answer] = outcome.answers
+    expect(answer.status, answer.text).to.equal(status)
+    expect(answer.headers.get('content-type')).to.equal('application/problem+json')
+    expect(answer.headers.get('connection')).to.equal('close')
+    expect(answer.headers.get('x-request-id') ?? '').to.match(uuid)
+    expect(Number(answer.headers.get('content-length')), 'Content-Length is the body in bytes').to.equal(Buffer.byteLength(answer.text))
+    const body = JSON.parse(answer.text)
+    expect(body).to.include({ status, code, type: `https://switchboard.dev/problems/${code.replace(/_/g, '-')}` })
+    expect(body.title).to.be.a('string').and.not.equal('')
+    expect(body.detail).to.be.a('string').and.not.equal('')
+    expect(responseSecurityProblems(answer.headers, answer.text)).to.deep.equal([])
+    await checkExchange({
+      method: 'GET',
+      url: `${h().baseUrl}/`,
+      requestContentType: null,
+      requestJson: undefined,
+      status: answer.status,
+      headers: answer.headers,
+      text: answer.text,
+      unparsed: true,
+    })
+    return answer
+  }
+
+  it('a 100 KB URL: 431 headers_too_large', async () => {
+    const outcome = await exchangeRaw(port(), [`GET /v1/actions?q=${'a'.repeat(100 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`])
+    await refusal(outcome, 431, 'headers_too_large')
+  })
+
+  it('3,000 headers: 431 headers_too_large', async () => {
+    const headers = Array.from({ length: 3000 }, (_, i) => `X-Header-${i}: value\r\n`).join('')
+    const outcome = await exchangeRaw(port(), [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`])
+    await refusal(outcome, 431, 'headers_too_large')
+  })
+
+  it('Transfer-Encoding: chunked with Content-Length (request smuggling): 400 malformed_request, before authentication', async () => {
+    const request = [
+      'POST /v1/actions HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+      'Content-Length: 4',
+      '',
+      '2',
+      '{}',
+      '0',
+      '',
+      '',
+    ].join('\r\n')
+    await refusal(await exchangeRaw(port(), [request]), 400, 'malformed_request')
+  })
+
+  it('a request line or header that is not HTTP: 400 malformed_request', async () => {
+    await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
+    await refusal(await exchangeRaw(port(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n']), 400, 'malformed_request')
+  })
+
+  it('every refusal has a request id of its own', async () => {
+    const first = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
+    const second = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
+    expect(first.headers.get('x-request-id')).to.not.equal(second.headers.get('x-request-id'))
+  })
+
+  it('on a kept-alive connection, a served request keeps its answer and the malformed one after it gets the 400', async () => {
+    const outcome = await exchangeRaw(port(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'HELLO\r\n\r\n'], { gapMs: 200 })
+    expect(outcome.closedByServer).to.equal(true)
+    expect(outcome.answers.map((a) => a.status), outcome.received.slice(0, 600)).to.deep.equal([200, 400])
+    expect(JSON.parse(outcome.answers[0].text)).to.deep.equal({ status: 'ok' })
+    expect(JSON.parse(outcome.answers[1].text).code).to.equal('malformed_request')
+  })
+})
