@@ -89,6 +89,16 @@ if (postgresSuitesEnabled()) {
         }
       })
 
+      it('a value the server refuses (NUL in text) is thrown as a defect, not answered StoreUnavailable', async () => {
+        const knex = open()
+        await migrateToLatest(knex)
+        const { repositories } = openKnexStore(knex)
+        let thrown: unknown
+        await repositories.actions.findById(orgA, 'act.\u0000x')().catch((error: unknown) => (thrown = error))
+        expect((thrown as { code?: string } | undefined)?.code).to.equal('22021')
+        expect(E.isRight(await repositories.actions.findById(orgA, 'act.x')())).to.equal(true)
+      })
+
       it('gives up opening a connection after the connect timeout', async () => {
         const silent = await silentServer()
         try {
