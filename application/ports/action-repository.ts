@@ -27,6 +27,9 @@ export interface ActionRepository {
    * nothing written) when it is not there or another write came first.
    */
   readonly update: (action: Action) => TE.TaskEither<StoreUnavailable, boolean>
-  /** Removes the action and its links to agents; false when there was none. */
-  readonly remove: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
+  /**
+   * Removes the action and its links to agents; false (and nothing removed) when there was none,
+   * or, given `expectedVersion`, when its stored version is another one (a write came first).
+   */
+  readonly remove: (orgId: string, id: string, expectedVersion?: number) => TE.TaskEither<StoreUnavailable, boolean>
 }

@@ -17,8 +17,11 @@ export interface AiAgentRepository {
   readonly insert: (agent: AiAgent) => TE.TaskEither<StoreUnavailable, void>
   /** Replaces the stored agent when its stored version is `agent.version - 1`; false otherwise. */
   readonly update: (agent: AiAgent) => TE.TaskEither<StoreUnavailable, boolean>
-  /** Removes the agent and its links; its conversations stay. False when there was none. */
-  readonly remove: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
+  /**
+   * Removes the agent and its links; its conversations stay. False (and nothing removed) when there
+   * was none, or, given `expectedVersion`, when its stored version is another one.
+   */
+  readonly remove: (orgId: string, id: string, expectedVersion?: number) => TE.TaskEither<StoreUnavailable, boolean>
   /** Links an action to an agent; linking twice is the same as once. Both must exist. */
   readonly link: (orgId: string, agentId: string, actionId: string, at: Timestamp) => TE.TaskEither<StoreUnavailable, void>
   /** Removes a link; false when there was none. */

@@ -148,6 +148,16 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       // The link is gone, not merely hidden: unlinking finds nothing.
       expect(await right(agents().unlink(orgA, 'aia.g1', 'act.a1'))).to.equal(false)
     })
+
+    it('given another version than the stored one, keeps the action and its links', async () => {
+      await right(agents().insert(anAiAgent()))
+      await right(actions().insert(anAction()))
+      await right(agents().link(orgA, 'aia.g1', 'act.a1', at(50)))
+      expect(await right(actions().remove(orgA, 'act.a1', 2))).to.equal(false)
+      expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf()))).to.deep.equal([anAction()])
+      expect(await right(actions().remove(orgA, 'act.a1', 1))).to.equal(true)
+      expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf()))).to.deep.equal([])
+    })
   })
 
   describe("another organisation's actions", () => {

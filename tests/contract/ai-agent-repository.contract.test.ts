@@ -111,6 +111,17 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
       expect(await found(actions().findById(orgA, 'act.a1'))).to.deep.equal(anAction())
       expect(await found(store().repositories.conversations.findById(orgA, 'con.c1'))).to.deep.equal(aConversation())
     })
+
+    it('given another version than the stored one, keeps the agent and its links', async () => {
+      await right(agents().insert(anAiAgent()))
+      await right(actions().insert(anAction()))
+      await right(agents().link(orgA, 'aia.g1', 'act.a1', at(50)))
+      expect(await right(agents().remove(orgA, 'aia.g1', 2))).to.equal(false)
+      expect(await found(agents().findById(orgA, 'aia.g1'))).to.deep.equal(anAiAgent())
+      expect(await linkedIds(orgA, 'aia.g1')).to.deep.equal(['act.a1'])
+      expect(await right(agents().remove(orgA, 'aia.g1', 1))).to.equal(true)
+      expect(await linkedIds(orgA, 'aia.g1')).to.deep.equal([])
+    })
   })
 
   describe("another organisation's agents", () => {

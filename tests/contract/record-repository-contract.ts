@@ -43,8 +43,11 @@ export interface RecordRepositoryDescription<T extends OwnedRecord> {
     /** A record of organisation A at version 1, and its version 2: same id, several fields changed, some to null. */
     readonly revision: () => { readonly stored: T; readonly next: T }
   }
-  /** For repositories that remove records: false when there was nothing to remove. */
-  readonly remove?: (store: Store) => (orgId: string, id: string) => TE.TaskEither<unknown, boolean>
+  /**
+   * For repositories that remove records: false when there was nothing to remove. Versioned ones
+   * remove only the version they are given, when given one.
+   */
+  readonly remove?: (store: Store) => (orgId: string, id: string, expectedVersion?: number) => TE.TaskEither<unknown, boolean>
 }
 
 /** Every size from one to past the largest order fixture, and two far beyond it. */
@@ -144,6 +147,35 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
           await expectNone(records().findById(orgA, record.id))
           expect(await right(remove(store())(orgA, record.id))).to.equal(false)
         })
+
+        if (versioned !== undefined) {
+          const update = (record: T) => versioned.update(store())(record)
+
+          it('given the stored version, removes the record and says true, then says false', async () => {
+            const { stored: first, next } = versioned.revision()
+            await right(records().insert(first))
+            await right(update(next))
+            expect(await right(remove(store())(orgA, next.id, 2))).to.equal(true)
+            await expectNone(records().findById(orgA, next.id))
+            expect(await right(remove(store())(orgA, next.id, 2))).to.equal(false)
+          })
+
+          it('given another version, removes nothing and says false: an older, a newer, the one an update replaced', async () => {
+            const { stored: first, next } = versioned.revision()
+            await right(records().insert(first))
+            expect(await right(remove(store())(orgA, first.id, 2)), 'a newer version').to.equal(false)
+            expect(await right(remove(store())(orgA, first.id, 0)), 'an older version').to.equal(false)
+            expect(await stored(first.id)).to.deep.equal(first)
+
+            await right(update(next))
+            expect(await right(remove(store())(orgA, first.id, 1)), 'the version the update replaced').to.equal(false)
+            expect(await stored(next.id)).to.deep.equal(next)
+          })
+
+          it('given a version, says false for a record it does not hold', async () => {
+            expect(await right(remove(store())(orgA, missingId, 1))).to.equal(false)
+          })
+        }
       })
     }
 
@@ -196,6 +228,7 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
           const record = aRecord()
           await right(records().insert(record))
           expect(await right(remove(store())(orgB, record.id))).to.equal(false)
+          if (versioned !== undefined) expect(await right(remove(store())(orgB, record.id, 1)), 'with the stored version').to.equal(false)
           expect(await stored(record.id)).to.deep.equal(record)
         })
       }

@@ -61,9 +61,10 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
       const written = await updateWhere(db, 'actions', { org_id: action.orgId, id: action.id, version: action.version - 1 }, withoutKeys(actionToRow(action)))
       return written > 0
     }),
-  remove: (orgId, id) =>
+  remove: (orgId, id, expectedVersion) =>
     attempt(async () => {
-      const removed = await changesOf(db('actions').where({ org_id: orgId, id }).del())
+      const key = expectedVersion === undefined ? { org_id: orgId, id } : { org_id: orgId, id, version: expectedVersion }
+      const removed = await changesOf(db('actions').where(key).del())
       return removed > 0
     }),
 })

@@ -43,9 +43,10 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
       const written = await updateWhere(db, 'ai_agents', { org_id: agent.orgId, id: agent.id, version: agent.version - 1 }, withoutKeys(aiAgentToRow(agent)))
       return written > 0
     }),
-  remove: (orgId, id) =>
+  remove: (orgId, id, expectedVersion) =>
     attempt(async () => {
-      const removed = await changesOf(db('ai_agents').where({ org_id: orgId, id }).del())
+      const key = expectedVersion === undefined ? { org_id: orgId, id } : { org_id: orgId, id, version: expectedVersion }
+      const removed = await changesOf(db('ai_agents').where(key).del())
       return removed > 0
     }),
   link: (orgId, agentId, actionId, at) =>

@@ -27,10 +27,11 @@ export const memoryActionRepository = (access: MemoryAccess): ActionRepository =
     }),
   insert: (action) => access((state) => insertNew(state.actions, action)),
   update: (action) => access((state) => replaceIfNext(state.actions, action)),
-  remove: (orgId, id) =>
+  remove: (orgId, id, expectedVersion) =>
     access((state) => {
       const action = state.actions.get(id)
       if (action === undefined || action.orgId !== orgId) return false
+      if (expectedVersion !== undefined && action.version !== expectedVersion) return false
       state.actions.delete(id)
       for (const [key, link] of state.links) if (link.actionId === id) state.links.delete(key)
       return true

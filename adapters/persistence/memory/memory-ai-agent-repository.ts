@@ -18,10 +18,11 @@ export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository
     ),
   insert: (agent) => access((state) => insertNew(state.agents, agent)),
   update: (agent) => access((state) => replaceIfNext(state.agents, agent)),
-  remove: (orgId, id) =>
+  remove: (orgId, id, expectedVersion) =>
     access((state) => {
       const agent = state.agents.get(id)
       if (agent === undefined || agent.orgId !== orgId) return false
+      if (expectedVersion !== undefined && agent.version !== expectedVersion) return false
       state.agents.delete(id)
       for (const [key, link] of state.links) if (link.agentId === id) state.links.delete(key)
       return true
