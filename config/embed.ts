@@ -71,6 +71,8 @@ export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions):
 export type { Core, CorePorts } from '../application/core'
 export { createCore } from '../application/core'
 export type { Caller } from '../application/organisation/authenticate'
+/** The If-Match that updateAction, updateAiAgent, patchConversation, deleteAction and deleteAiAgent take. */
+export type { IfMatch } from '../application/shared/use-case-kit'
 export type { Actor } from '../domain/shared/audit'
 export type { DomainError, Violation } from '../domain/shared/errors'
 export type { Action, ActionEndpoint, ActionFields } from '../domain/action/action'

@@ -170,3 +170,36 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
       chainFirstW((next) => pipe(records.update(next), chainEitherKW(stored))),
     ),
   )
+
+/** Where a record is removed from, as the generic removal below needs it. */
+interface RemovableStore<R> {
+  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<R>>
+  readonly remove: (orgId: string, id: string, expectedVersion?: number) => TE.TaskEither<StoreUnavailable, boolean>
+}
+
+/**
+ * A removal (DELETE). Without If-Match, or with `*`, the record goes if it is there (NotFound
+ * otherwise), in one trip to the store. With versions: find, check If-Match, and remove only at
+ * the version found, so a write landing in between is never removed unseen; the store refusing
+ * that version starts over, where the record is gone (NotFound) or changed (PreconditionFailed).
+ */
+export const removeRecord = <R extends { readonly id: string; readonly version: number }>(
+  entity: EntityKind,
+  records: RemovableStore<R>,
+  request: { readonly orgId: string; readonly id: string; readonly ifMatch: IfMatch | undefined },
+): TE.TaskEither<NotFound | PreconditionFailed | StoreUnavailable, void> => {
+  const { orgId, id, ifMatch } = request
+  if (ifMatch === undefined || ifMatch.kind === 'any') return trueOrNotFound(entity, id, (found) => records.remove(orgId, found))
+  return retryOnConflict(() =>
+    pipe(
+      findOrNotFound(entity, id, (found) => records.findById(orgId, found)),
+      chainEitherKW((current) =>
+        pipe(
+          checkIfMatch(entity, current, ifMatch),
+          E.map(() => current.version),
+        ),
+      ),
+      chainW((version) => pipe(records.remove(orgId, id, version), chainEitherKW(stored))),
+    ),
+  )
+}

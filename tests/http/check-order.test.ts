@@ -78,6 +78,42 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
     }
   })
 
+  describe('DELETE with If-Match', () => {
+    const deletions = () => [
+      { path: `/v1/actions/${actionId}`, missing: ['/v1/actions/act.doesNotExist1', '/v1/actions/not-an-id'] },
+      { path: `/v1/ai-agents/${agentId}`, missing: ['/v1/ai-agents/aia.doesNotExist1', '/v1/ai-agents/not-an-id'] },
+    ]
+
+    it('401 before a malformed If-Match', async () => {
+      for (const t of deletions()) expectProblem(await h().request('DELETE', t.path, { token: null, headers: { 'If-Match': 'bad' } }), 401, 'unauthorized')
+    })
+
+    it('a malformed If-Match (400 bad_header) before an unknown or malformed id (404)', async () => {
+      for (const t of deletions()) {
+        for (const path of t.missing) expectProblem(await h().a.delete(path, { 'If-Match': 'bad' }), 400, 'bad_header')
+      }
+    })
+
+    it('an unknown id (404) before a stale If-Match (412)', async () => {
+      for (const t of deletions()) {
+        for (const path of t.missing) expectProblem(await h().a.delete(path, { 'If-Match': '"999"' }), 404, 'not_found')
+      }
+    })
+
+    it('a stale If-Match (412) leaves the record, which the current ETag then removes', async () => {
+      const ownPaths = [
+        `/v1/actions/${(await h().a.post('/v1/actions', actionBody())).body.id}`,
+        `/v1/ai-agents/${(await h().a.post('/v1/ai-agents', agentBody())).body.id}`,
+      ]
+      for (const path of ownPaths) {
+        expectProblem(await h().a.delete(path, { 'If-Match': '"999"' }), 412, 'precondition_failed')
+        const current = await h().a.get(path)
+        expectStatus(current, 200)
+        expectStatus(await h().a.delete(path, { 'If-Match': current.headers.get('etag')! }), 204)
+      }
+    })
+  })
+
   describe('query parameters are strict', () => {
     for (const path of ['/v1/actions', '/v1/ai-agents', '/v1/conversations', '/v1/prospects']) {
       it(`${path}: an unknown parameter or one given twice is 400 bad_query`, async () => {

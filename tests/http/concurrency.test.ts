@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { DatabaseKind, useServer } from '../support/http-harness'
 import { postgresSuitesEnabled } from '../support/postgres'
-import { agentBody, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
+import { actionBody, agentBody, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
 import { expectList, expectRecord, expectStatus } from './expect-http'
 
 const databases: ReadonlyArray<DatabaseKind> = ['memory', 'file', ...(postgresSuitesEnabled() ? ['postgres' as const] : [])]
@@ -82,6 +82,64 @@ for (const database of databases) {
       expect(statuses.filter((s) => s === 412), JSON.stringify(statuses)).to.have.length(7)
       const winner = results.find((res) => res.status === 200)!
       expect((await h().a.get(`/v1/ai-agents/${created.body.id}`)).body.name).to.equal(winner.body.name)
+    })
+
+    it('concurrent DELETEs, stale and current ETags mixed: exactly one 204, with the current one', async function () {
+      this.timeout(30_000)
+      for (const collection of ['/v1/actions', '/v1/ai-agents']) {
+        const body = collection === '/v1/actions' ? actionBody : agentBody
+        const created = await h().a.post(collection, body())
+        const path = `${collection}/${created.body.id}`
+        const replaced = await h().a.put(path, body({ name: 'v2' }))
+        const [stale, current] = [created.headers.get('etag')!, replaced.headers.get('etag')!]
+        // The stale ones first: a DELETE that ignored If-Match would be the one to win.
+        const tags = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? stale : current))
+        const results = await Promise.all(tags.map((tag) => h().a.delete(path, { 'If-Match': tag })))
+        const statuses = results.map((res) => res.status)
+        const won = tags.filter((_, i) => statuses[i] === 204)
+        expect(won, `${collection}: ${JSON.stringify(statuses)}`).to.deep.equal([current])
+        for (const [i, status] of statuses.entries()) {
+          expect(status, `${collection}: ${JSON.stringify(statuses)}`).to.be.oneOf(tags[i] === stale ? [412, 404] : [204, 404])
+        }
+        expect((await h().a.get(path)).status).to.equal(404)
+      }
+    })
+
+    it('PUTs and DELETEs racing with the same If-Match: exactly one wins, and the record shows which', async function () {
+      this.timeout(30_000)
+      // Sixteen records at once, each raced by three PUTs and three DELETEs, the DELETEs sent 0 to
+      // 7 ms after the PUTs, so that either may win (a DELETE, having no body to read, wins when
+      // sent together). A DELETE that ignored If-Match, or that checked the version it read and
+      // then removed whatever was there, also wins after a PUT: both failed here on every store.
+      const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+      const races = await Promise.all(
+        Array.from({ length: 16 }, async (_, n) => {
+          const collection = n % 2 === 0 ? '/v1/actions' : '/v1/ai-agents'
+          const body = n % 2 === 0 ? actionBody : agentBody
+          const created = await h().a.post(collection, body())
+          const path = `${collection}/${created.body.id}`
+          const ifMatch = { 'If-Match': created.headers.get('etag')! }
+          const results = await Promise.all([
+            ...Array.from({ length: 3 }, (_, i) => h().a.put(path, body({ name: `Writer ${i}` }), ifMatch)),
+            ...Array.from({ length: 3 }, () => later(n % 8).then(() => h().a.delete(path, ifMatch))),
+          ])
+          return { path, results, after: await h().a.get(path) }
+        }),
+      )
+      for (const { path, results, after } of races) {
+        const statuses = results.map((res) => res.status)
+        const winners = results.filter((res) => res.status === 200 || res.status === 204)
+        expect(winners, `${path}: ${JSON.stringify(statuses)}`).to.have.length(1)
+        for (const res of results) expect([200, 204, 404, 412], `${path}: ${JSON.stringify(statuses)}`).to.include(res.status)
+        if (winners[0].status === 200) {
+          // A PUT won: every DELETE was refused, and the record is that PUT's.
+          expect(after.status, path).to.equal(200)
+          expect(after.body, path).to.deep.equal(winners[0].body)
+          expect(after.headers.get('etag'), path).to.equal('"2"')
+        } else {
+          expect(after.status, path).to.equal(404)
+        }
+      }
     })
 
     it('conversations moved both ways between two prospects at once all succeed, and the counts stay true', async function () {

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { Harness } from '../support/http-harness'
 import { Body } from '../support/http-fixtures'
-import { expectCreated, expectList, expectProblem, expectRecord, expectSingle, expectStatus, ids } from './expect-http'
+import { expectCreated, expectList, expectNoContent, expectProblem, expectRecord, expectSingle, expectStatus, ids } from './expect-http'
 
 /**
  * The CRUD cases that actions and AI agents share. Each function registers its `it`s inside the
@@ -191,12 +191,79 @@ export const replaceCases = (h: () => Harness, routes: RecordRoutes): void => {
   })
 }
 
-/** For DELETE /collection/{id}: what every removal answers; what it takes along is the suite's own. */
+/** For DELETE /collection/{id}: what every removal answers, If-Match included; what it takes along is the suite's own. */
 export const deleteCases = (h: () => Harness, routes: RecordRoutes): void => {
   it('404 the second time, and for unknown or malformed ids', async () => {
     const created = await h().a.post(routes.collection, routes.body())
     expectStatus(await h().a.delete(pathOf(routes, created.body.id)), 204)
     expectProblem(await h().a.delete(pathOf(routes, created.body.id)), 404, 'not_found')
     for (const id of routes.unknownIds) expectProblem(await h().a.delete(pathOf(routes, id)), 404, 'not_found')
+  })
+
+  describe('If-Match', () => {
+    let path: string
+    let etag: string
+
+    beforeEach(async () => {
+      const created = await h().a.post(routes.collection, routes.body())
+      path = pathOf(routes, created.body.id)
+      etag = created.headers.get('etag')!
+    })
+
+    /** The record is still there, as `expected` says (by default: as created, with its ETag). */
+    const expectKept = async (expected?: { body: unknown; etag: string }): Promise<void> => {
+      const read = await h().a.get(path)
+      expectStatus(read, 200)
+      expect(read.headers.get('etag')).to.equal(expected?.etag ?? etag)
+      if (expected !== undefined) expect(read.body).to.deep.equal(expected.body)
+    }
+
+    it('the current ETag: 204, and the record is gone', async () => {
+      expectNoContent(await h().a.delete(path, { 'If-Match': etag }))
+      expectProblem(await h().a.get(path), 404, 'not_found')
+    })
+
+    it('*: 204 while the record is there, 404 once it is gone', async () => {
+      expectNoContent(await h().a.delete(path, { 'If-Match': '*' }))
+      expectProblem(await h().a.get(path), 404, 'not_found')
+      expectProblem(await h().a.delete(path, { 'If-Match': '*' }), 404, 'not_found')
+    })
+
+    it('a list holding the current ETag: 204', async () => {
+      expectNoContent(await h().a.delete(path, { 'If-Match': `"stale-one", W/"x", ${etag}` }))
+      expectProblem(await h().a.get(path), 404, 'not_found')
+    })
+
+    it('a stale ETag: 412 precondition_failed, the record stays as the PUT left it', async () => {
+      const v2 = await h().a.put(path, routes.body({ name: 'v2' }))
+      expectStatus(v2, 200)
+      expectProblem(await h().a.delete(path, { 'If-Match': etag }), 412, 'precondition_failed')
+      await expectKept({ body: v2.body, etag: v2.headers.get('etag')! })
+    })
+
+    it('a weak tag, even of the current version, or a tag that names no version: 412, the record stays', async () => {
+      for (const value of [`W/${etag}`, '"999"', '"abc"', '""']) {
+        expectProblem(await h().a.delete(path, { 'If-Match': value }), 412, 'precondition_failed')
+      }
+      await expectKept()
+    })
+
+    it('a malformed If-Match: 400 bad_header, the record stays', async () => {
+      for (const value of ['garbage', 'not-quoted', '999', '"unterminated', '"a" "b"', '*, "1"']) {
+        expectProblem(await h().a.delete(path, { 'If-Match': value }), 400, 'bad_header')
+      }
+      await expectKept()
+    })
+
+    it('404 for unknown or malformed ids, whatever well-formed If-Match comes with them', async () => {
+      for (const id of routes.unknownIds) {
+        for (const value of ['"1"', '*']) expectProblem(await h().a.delete(pathOf(routes, id), { 'If-Match': value }), 404, 'not_found')
+      }
+    })
+
+    it("404 for another organisation's record, whose ETag it may know: the record stays", async () => {
+      expectProblem(await h().b.delete(path, { 'If-Match': etag }), 404, 'not_found')
+      await expectKept()
+    })
   })
 }

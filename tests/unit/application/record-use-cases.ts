@@ -36,7 +36,7 @@ export interface RecordUseCases<T extends NamedRecord> {
   readonly get: (core: Core) => (actor: Actor, id: string) => TE.TaskEither<unknown, T>
   readonly list: (core: Core) => (actor: Actor, query: RawQuery) => TE.TaskEither<unknown, Page<T>>
   readonly update: (core: Core) => (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch) => TE.TaskEither<unknown, T>
-  readonly remove: (core: Core) => (actor: Actor, id: string) => TE.TaskEither<unknown, unknown>
+  readonly remove: (core: Core) => (actor: Actor, id: string, ifMatch?: IfMatch) => TE.TaskEither<unknown, unknown>
   readonly findById: (store: Store) => (orgId: string, id: string) => TE.TaskEither<unknown, O.Option<T>>
   /** A valid body that create and update both take; overrides replace keys. */
   readonly body: (overrides?: Body) => Body
@@ -65,7 +65,7 @@ const bound = <T extends NamedRecord>(scene: () => Scene, useCases: RecordUseCas
     get: (actor: Actor, id: string) => useCases.get(core())(actor, id),
     list: (actor: Actor, query: RawQuery) => useCases.list(core())(actor, query),
     update: (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch) => useCases.update(core())(actor, id, input, ifMatch),
-    remove: (actor: Actor, id: string) => useCases.remove(core())(actor, id),
+    remove: (actor: Actor, id: string, ifMatch?: IfMatch) => useCases.remove(core())(actor, id, ifMatch),
     stored: async (orgId: string, id: string) => storedOrFail(await storedIn(useCases.findById(scene().world.store)(orgId, id))),
     notFound: (id: string) => ({ _tag: 'NotFound', entity: useCases.entity, id }),
   }
@@ -264,9 +264,56 @@ export const updateCases = <T extends NamedRecord>(scene: () => Scene, useCases:
   })
 }
 
-/** For delete: who may not; what a removal takes along is the suite's own. */
+/** For delete: If-Match, concurrency and who may not; what a removal takes along is the suite's own. */
 export const deleteCases = <T extends NamedRecord>(scene: () => Scene, useCases: RecordUseCases<T>): void => {
   const calls = bound(scene, useCases)
+  const tagOf = (result: E.Either<unknown, unknown>): string => (E.isLeft(result) ? (result.left as { _tag: string })._tag : 'ok')
+
+  it('honours If-Match: other versions are PreconditionFailed and remove nothing; the current version removes', async () => {
+    const { alice } = scene()
+    const record = await calls.create(alice, useCases.body())
+    const v2 = await runRight(calls.update(alice, record.id, useCases.body({ name: 'two' })))
+    const preconditionFailed = { _tag: 'PreconditionFailed', entity: useCases.entity, id: record.id }
+    for (const versions of [[1], [3], [1, 3], []]) {
+      expect(await runLeft(calls.remove(alice, record.id, { kind: 'versions', versions })), `versions ${versions}`).to.deep.equal(preconditionFailed)
+    }
+    expect(await calls.stored(alice.orgId, record.id)).to.deep.equal(v2)
+    await runRight(calls.remove(alice, record.id, { kind: 'versions', versions: [1, 2] }))
+    expect(await storedIn(useCases.findById(scene().world.store)(alice.orgId, record.id))).to.deep.equal(O.none)
+  })
+
+  it('with If-Match *, removes the record when it is there and is NotFound when it is not', async () => {
+    const { alice } = scene()
+    const record = await calls.create(alice, useCases.body())
+    await runRight(calls.remove(alice, record.id, { kind: 'any' }))
+    expect(await storedIn(useCases.findById(scene().world.store)(alice.orgId, record.id))).to.deep.equal(O.none)
+    expect(await runLeft(calls.remove(alice, record.id, { kind: 'any' }))).to.deep.equal(calls.notFound(record.id))
+  })
+
+  it('is NotFound before PreconditionFailed: an unknown id with If-Match', async () => {
+    for (const id of useCases.unknownIds) {
+      expect(await runLeft(calls.remove(scene().alice, id, { kind: 'versions', versions: [1] })), id).to.deep.equal(calls.notFound(id))
+    }
+  })
+
+  it('lets only one of an update and a removal with the same If-Match land', async () => {
+    const { alice } = scene()
+    const record = await calls.create(alice, useCases.body())
+    const ifMatch: IfMatch = { kind: 'versions', versions: [1] }
+    const [updated, removed] = await Promise.all([calls.update(alice, record.id, useCases.body({ name: 'b' }), ifMatch)(), calls.remove(alice, record.id, ifMatch)()])
+    const outcome = [tagOf(updated), tagOf(removed)]
+    expect([['ok', 'PreconditionFailed'], ['NotFound', 'ok']], JSON.stringify(outcome)).to.deep.include(outcome)
+    const left = await storedIn(useCases.findById(scene().world.store)(alice.orgId, record.id))
+    expect(O.isSome(left) ? left.value.version : 'removed').to.equal(outcome[0] === 'ok' ? 2 : 'removed')
+  })
+
+  it('lets only one of two removals with the same If-Match land; the other is NotFound', async () => {
+    const { alice } = scene()
+    const record = await calls.create(alice, useCases.body())
+    const ifMatch: IfMatch = { kind: 'versions', versions: [1] }
+    const results = await Promise.all([calls.remove(alice, record.id, ifMatch)(), calls.remove(alice, record.id, ifMatch)()])
+    expect(results.map(tagOf).sort()).to.deep.equal(['NotFound', 'ok'])
+  })
 
   it('is NotFound for an unknown or malformed id', async () => {
     for (const id of useCases.unknownIds) expect(await runLeft(calls.remove(scene().alice, id)), id).to.deep.equal(calls.notFound(id))

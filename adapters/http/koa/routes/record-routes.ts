@@ -20,12 +20,12 @@ export interface RecordUseCases<R> {
   readonly list: (caller: Caller, query: RawQuery) => TE.TaskEither<Failure, Page<R>>
   readonly get: (caller: Caller, id: string) => TE.TaskEither<Failure, R>
   readonly replace: (caller: Caller, id: string, body: unknown, ifMatch?: IfMatch) => TE.TaskEither<Failure, R>
-  readonly remove: (caller: Caller, id: string) => TE.TaskEither<Failure, void>
+  readonly remove: (caller: Caller, id: string, ifMatch?: IfMatch) => TE.TaskEither<Failure, void>
 }
 
 /**
  * POST and GET on `collection`, GET, PUT and DELETE on `collection/:id`: the same statuses,
- * headers (Location, ETag, Link) and If-Match handling for every such collection.
+ * headers (Location, ETag, Link) and If-Match handling (PUT and DELETE) for every such collection.
  */
 export const recordRoutes = <R extends { readonly id: string; readonly version: number }>(
   router: Router,
@@ -69,8 +69,15 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
   )
 
   router.delete(`${collection}/:id`, (ctx) =>
-    reply(ctx, useCases.remove(callerOf(ctx), ctx.params.id), () => {
-      ctx.status = 204
-    }),
+    reply(
+      ctx,
+      pipe(
+        TE.fromEither(ifMatchOf(ctx)),
+        chainW((ifMatch) => useCases.remove(callerOf(ctx), ctx.params.id, ifMatch)),
+      ),
+      () => {
+        ctx.status = 204
+      },
+    ),
   )
 }
