@@ -171,6 +171,12 @@ export const replaceCases = (h: () => Harness, routes: RecordRoutes): void => {
       expectStatus(await h().a.put(path, routes.body(), { 'If-Match': `"stale-one", ${etag}` }), 200)
     })
 
+    it('a list with empty elements or a comma inside a tag, holding the current ETag: 200 (RFC 9110 §5.6.1)', async () => {
+      const v2 = await h().a.put(path, routes.body(), { 'If-Match': `, ${etag},` })
+      expectStatus(v2, 200)
+      expectStatus(await h().a.put(path, routes.body(), { 'If-Match': `"a,b", ${v2.headers.get('etag')!}` }), 200)
+    })
+
     it('a stale ETag: 412 precondition_failed, nothing changes', async () => {
       const v2 = await h().a.put(path, routes.body({ name: 'v2' }))
       expectStatus(v2, 200)

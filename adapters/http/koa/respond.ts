@@ -7,6 +7,7 @@ import { StoredResponse } from '../../../application/ports/idempotency-repositor
 import { Page } from '../../../application/ports/paging'
 import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
 import { IfMatch } from '../../../application/shared/use-case-kit'
+import { entityTagsOf } from './entity-tags'
 import { jsonText } from './json-text'
 import { Failure, HttpFailure, Problem, problemBody, problemOf } from './problem'
 
@@ -87,23 +88,18 @@ export const sendPage = <T>(ctx: Context, page: Page<T>, toJson: (item: T) => ob
 
 export const queryOf = (ctx: Context): RawQuery => ctx.query as RawQuery
 
-const entityTag = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/
+const badTagList = (header: string): HttpFailure => ({ _tag: 'BadHeader', header, detail: 'must be * or a list of entity tags such as "3"' })
 
 /**
  * If-Match as the use cases take it: `*`, or the versions its strong tags name. A weak tag or a
  * tag that is no version of ours is well-formed but matches nothing (strong comparison).
  */
 export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
-  const header = ctx.get('If-Match').trim()
-  if (header === '') return E.right(undefined)
-  if (header === '*') return E.right({ kind: 'any' })
-  const versions: number[] = []
-  for (const part of header.split(',')) {
-    const tag = entityTag.exec(part.trim())
-    if (tag === null) {
-      return E.left({ _tag: 'BadHeader', header: 'If-Match', detail: 'must be * or a list of entity tags such as "3"' })
-    }
-    if (tag[1] === undefined && /^\d{1,15}$/.test(tag[2])) versions.push(Number(tag[2]))
-  }
+  const header = ctx.get('If-Match')
+  if (header.trim() === '') return E.right(undefined)
+  const tags = entityTagsOf(header)
+  if (tags === null) return E.left(badTagList('If-Match'))
+  if (tags === '*') return E.right({ kind: 'any' })
+  const versions = tags.filter((tag) => !tag.weak && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
   return E.right({ kind: 'versions', versions })
 }
