@@ -4,8 +4,8 @@ import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
 
 /**
  * Which error wins when a request has several faults. 401 first is the contract's (section 2,
- * pinned in auth.test.ts); the rest is docs/decisions.md: 404/405 (route) → 400 If-Match syntax →
- * 415 / 413 / 400 body → 404 id → 412 → 422.
+ * pinned in auth.test.ts); the rest is docs/decisions.md: 404/405 (route) → 400 If-Match or
+ * If-None-Match syntax → 415 / 413 / 400 body → 404 id → 412 (or 304) → 422.
  */
 describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => {
   const h = useServer(database)
@@ -111,6 +111,22 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
         expectStatus(current, 200)
         expectStatus(await h().a.delete(path, { 'If-Match': current.headers.get('etag')! }), 204)
       }
+    })
+  })
+
+  describe('GET of one record with If-None-Match', () => {
+    const missing = ['/v1/actions/act.doesNotExist1', '/v1/ai-agents/not-an-id', '/v1/conversations/con.doesNotExist1', '/v1/prospects/pro.doesNotExist1']
+
+    it('401 before a malformed If-None-Match', async () => {
+      for (const path of missing) expectProblem(await h().request('GET', path, { token: null, headers: { 'If-None-Match': 'bad' } }), 401, 'unauthorized')
+    })
+
+    it('a malformed If-None-Match (400 bad_header) before an unknown or malformed id (404)', async () => {
+      for (const path of missing) expectProblem(await h().a.get(path, { 'If-None-Match': 'bad' }), 400, 'bad_header')
+    })
+
+    it('an unknown id (404) whatever well-formed If-None-Match comes with it', async () => {
+      for (const path of missing) expectProblem(await h().a.get(path, { 'If-None-Match': '*' }), 404, 'not_found')
     })
   })
 

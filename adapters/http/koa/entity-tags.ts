@@ -25,3 +25,7 @@ export const entityTagsOf = (value: string): '*' | ReadonlyArray<EntityTag> | nu
   }
   return tags.length === 0 ? null : tags
 }
+
+/** Whether one of `tags` names the strong tag `etag` (`"3"`) by weak comparison (RFC 9110 §8.8.3.2): `W/"3"` does. */
+export const namesByWeakComparison = (tags: ReadonlyArray<EntityTag>, etag: string): boolean =>
+  tags.some((tag) => `"${tag.opaque}"` === etag)

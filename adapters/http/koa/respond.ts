@@ -1,13 +1,15 @@
 import { hash } from 'node:crypto'
 import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Context } from 'koa'
 import { Caller } from '../../../application/organisation/authenticate'
 import { StoredResponse } from '../../../application/ports/idempotency-repository'
 import { Page } from '../../../application/ports/paging'
 import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
+import { chainW } from '../../../application/shared/task-either'
 import { IfMatch } from '../../../application/shared/use-case-kit'
-import { entityTagsOf } from './entity-tags'
+import { EntityTag, entityTagsOf, namesByWeakComparison } from './entity-tags'
 import { jsonText } from './json-text'
 import { Failure, HttpFailure, Problem, problemBody, problemOf } from './problem'
 
@@ -35,9 +37,10 @@ export const etagOf = (version: number): string => `"${version}"`
 /** A strong ETag from the representation itself, for records that carry no version. */
 const contentTag = (body: object): string => recordAnswer(200, body).headers.ETag
 
-export const sendRecord = (ctx: Context, status: number, body: object, version?: number): void => {
+/** A record as a write (PUT, PATCH) answers it, with its version's ETag. */
+export const sendRecord = (ctx: Context, status: number, body: object, version: number): void => {
   ctx.status = status
-  ctx.set('ETag', version === undefined ? contentTag(body) : etagOf(version))
+  ctx.set('ETag', etagOf(version))
   ctx.body = body
 }
 
@@ -103,3 +106,46 @@ export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefin
   const versions = tags.filter((tag) => !tag.weak && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
   return E.right({ kind: 'versions', versions })
 }
+
+/** If-None-Match: `*` or the tags it lists, undefined when absent; malformed, a 400 as for If-Match. */
+export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> => {
+  const header = ctx.get('If-None-Match')
+  if (header.trim() === '') return E.right(undefined)
+  const tags = entityTagsOf(header)
+  return tags === null ? E.left(badTagList('If-None-Match')) : E.right(tags)
+}
+
+/**
+ * GET of one record: If-None-Match is read first (a malformed one is a 400 before any 404, as
+ * If-Match is), then the record. The answer is a 200 with the record and its ETag, or a 304 with
+ * the ETag and no body when If-None-Match is `*` or names the ETag by weak comparison (RFC 9110
+ * §13.1.2). The headers every answer carries (X-Request-Id, Cache-Control) are on both.
+ */
+export const replyWithRecord = <R>(
+  ctx: Context,
+  read: TE.TaskEither<Failure, R>,
+  answer: (record: R) => { readonly body: object; readonly version?: number },
+): Promise<void> =>
+  reply(
+    ctx,
+    pipe(
+      TE.fromEither(ifNoneMatchOf(ctx)),
+      chainW((ifNoneMatch) =>
+        pipe(
+          read,
+          TE.map((record) => ({ ifNoneMatch, record })),
+        ),
+      ),
+    ),
+    ({ ifNoneMatch, record }) => {
+      const { body, version } = answer(record)
+      const etag = version === undefined ? contentTag(body) : etagOf(version)
+      ctx.set('ETag', etag)
+      if (ifNoneMatch === '*' || (ifNoneMatch !== undefined && namesByWeakComparison(ifNoneMatch, etag))) {
+        ctx.status = 304
+        return
+      }
+      ctx.status = 200
+      ctx.body = body
+    },
+  )

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { entityTagsOf } from '../../../adapters/http/koa/entity-tags'
+import { entityTagsOf, namesByWeakComparison } from '../../../adapters/http/koa/entity-tags'
 
 describe('entityTagsOf (If-Match, If-None-Match)', () => {
   it('reads *, one tag, and a list of strong and weak tags', () => {
@@ -31,5 +31,17 @@ describe('entityTagsOf (If-Match, If-None-Match)', () => {
     for (const value of ['3', 'garbage', '"3', '3"', '"a" "b"', 'w/"3"', 'W/ "3"', '*, "1"', '"1", *', '**', ',', ' , ', '"a"b', '"quo"te"']) {
       expect(entityTagsOf(value), value).to.equal(null)
     }
+  })
+})
+
+describe('namesByWeakComparison (If-None-Match)', () => {
+  it('matches a strong or a weak tag with the same opaque part, and nothing else', () => {
+    const tags = (value: string) => entityTagsOf(value) as Exclude<ReturnType<typeof entityTagsOf>, '*' | null>
+    expect(namesByWeakComparison(tags('"3"'), '"3"')).to.equal(true)
+    expect(namesByWeakComparison(tags('W/"3"'), '"3"')).to.equal(true)
+    expect(namesByWeakComparison(tags('"1", W/"2", "3"'), '"3"')).to.equal(true)
+    expect(namesByWeakComparison(tags('"1", W/"2"'), '"3"')).to.equal(false)
+    expect(namesByWeakComparison(tags('"33"'), '"3"')).to.equal(false)
+    expect(namesByWeakComparison(tags('""'), '"3"')).to.equal(false)
   })
 })

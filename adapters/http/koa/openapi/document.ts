@@ -53,6 +53,8 @@ interface OperationSpec {
   readonly parameters?: ReadonlyArray<Json>
   readonly requestBody?: Json
   readonly success: { readonly status: string; readonly response: Json }
+  /** Answers besides its success and its problems: 304 for a GET that takes If-None-Match. */
+  readonly otherAnswers?: Readonly<Record<string, Json>>
   /** The problems it can answer with, beyond 401, 503 and 500 that every /v1 operation can give. */
   readonly problems?: ReadonlyArray<ProblemCode>
 }
@@ -85,6 +87,12 @@ const list = (description: string, schema: string, example: unknown): Json => ({
 })
 
 const noContent = (description: string): Json => ({ description, headers: requestIdHeader })
+
+/** What a GET of one record answers when If-None-Match holds its current ETag. */
+const notModified = (what: string): Json => ({
+  description: `Not modified: If-None-Match is \`*\` or names the ${what}'s current ETag (weak comparison: \`W/"3"\` names \`"3"\`). No body.`,
+  headers: { ...requestIdHeader, ETag: ref('headers', 'ETag') },
+})
 
 const body = (schema: string, example: unknown, description: string, mergePatch = false): Json => ({
   required: true,
@@ -127,7 +135,8 @@ const problemStatus: Record<ProblemCode, string> = {
 const problemDescriptions: Record<ProblemCode, string> = {
   malformed_json: '`malformed_json`: the body is not JSON, or not a JSON object.',
   bad_query: '`bad_query`: a query parameter is invalid, unknown to this list, or repeated.',
-  bad_header: '`bad_header`: If-Match is not `*` or a list of entity tags, or Idempotency-Key is not 1-255 printable ASCII characters.',
+  bad_header:
+    '`bad_header`: If-Match or If-None-Match is not `*` or a list of entity tags, or Idempotency-Key is not 1-255 printable ASCII characters.',
   unauthorized: '`unauthorized`: the bearer token is missing, malformed, unknown or revoked.',
   not_found: '`not_found`: no such record in the caller\'s organisation.',
   precondition_failed: '`precondition_failed`: If-Match does not match the current ETag.',
@@ -182,6 +191,9 @@ const problemResponses = (codes: ReadonlyArray<ProblemCode>, headers: Partial<Re
 const writeProblems: ReadonlyArray<ProblemCode> = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'validation_failed']
 const replaceProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'not_found', 'precondition_failed', ...writeProblems]
 const ifMatch = ref('parameters', 'IfMatch')
+const ifNoneMatch = ref('parameters', 'IfNoneMatch')
+/** What a GET of one record answers besides its record: 304, a malformed If-None-Match, an unknown id. */
+const readAnswers = (what: string) => ({ otherAnswers: { '304': notModified(what) }, problems: ['bad_header', 'not_found'] as ProblemCode[] })
 
 /** A collection served by `recordRoutes`: how its five operations are named and described. */
 interface RecordCollection {
@@ -244,9 +256,9 @@ const recordCollection = (c: RecordCollection): ReadonlyArray<OperationSpec> => 
       tag: c.tag,
       summary: `Get ${c.names.title}`,
       ...seed(c.seeds.get),
-      parameters: [id],
+      parameters: [id, ifNoneMatch],
       success: { status: '200', response: single(`The ${c.names.one}.`, c.schema, c.example) },
-      problems: ['not_found'],
+      ...readAnswers(c.names.one),
     },
     {
       method: 'put',
@@ -375,9 +387,9 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'getConversation',
     tag: 'Conversations',
     summary: 'Get a conversation',
-    parameters: [idParameter('conversation', 'conversation')],
+    parameters: [idParameter('conversation', 'conversation'), ifNoneMatch],
     success: { status: '200', response: single('The conversation.', 'Conversation', conversationExample) },
-    problems: ['not_found'],
+    ...readAnswers('conversation'),
   },
   {
     method: 'patch',
@@ -408,9 +420,9 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'getProspect',
     tag: 'Prospects',
     summary: 'Get a prospect',
-    parameters: [idParameter('prospect', 'prospect')],
+    parameters: [idParameter('prospect', 'prospect'), ifNoneMatch],
     success: { status: '200', response: single('The prospect.', 'Prospect', prospectExample) },
-    problems: ['not_found'],
+    ...readAnswers('prospect'),
   },
   {
     method: 'get',
@@ -550,6 +562,7 @@ const operationObject = (spec: OperationSpec): Json => {
     ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
     responses: {
       [spec.success.status]: success,
+      ...(spec.otherAnswers ?? {}),
       ...(extraResponses[spec.operationId] ?? {}),
       ...problemResponses(codes, spec.method === 'patch' ? patchProblemHeaders : {}),
     },
@@ -607,7 +620,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         '',
         `A request that cannot be read as HTTP/1.1 reaches no operation and is answered on any path, with \`Connection: close\`: 400 \`malformed_request\` for a request line, headers or framing that cannot be parsed (\`Transfer-Encoding\` with \`Content-Length\`, say), 431 \`headers_too_large\` for a request line and headers over ${maxHeaderSize} bytes, 408 \`request_timeout\` for a request not received within the server's timeouts, 413 \`payload_too_large\` for oversized chunk extensions.`,
         '',
-        'Every response carries `X-Request-Id` (a client\'s own value of 1-128 safe characters is echoed). Single records carry an `ETag`; PUT, PATCH and DELETE honour `If-Match`. Lists are JSON arrays of at most `limit` records; while more remain, `Link: <…>; rel="next"` gives the next page.',
+        'Every response carries `X-Request-Id` (a client\'s own value of 1-128 safe characters is echoed). Single records carry an `ETag`; PUT, PATCH and DELETE honour `If-Match`, and a GET of one record answers `If-None-Match` with 304 Not Modified. Lists are JSON arrays of at most `limit` records; while more remain, `Link: <…>; rel="next"` gives the next page.',
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Switchboard maintainers' },
@@ -653,6 +666,14 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           in: 'header',
           required: false,
           description: '`*` or a list of strong entity tags (`"3"`): the change or removal is made only while the current ETag is one of them (else 412).',
+          schema: { type: 'string', examples: ['"3"'] },
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description:
+            '`*` or a list of entity tags, weak or strong (`"3"`, `W/"3"`): when one names the current ETag (or the value is `*`), the answer is 304 Not Modified without a body. Malformed, a 400 as for If-Match.',
           schema: { type: 'string', examples: ['"3"'] },
         },
       },

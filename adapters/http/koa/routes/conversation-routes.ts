@@ -7,7 +7,7 @@ import { Conversation } from '../../../../domain/conversation/conversation'
 import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
 import { conversationJson } from '../representations'
-import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, sendPage, sendRecord } from '../respond'
+import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, replyWithRecord, sendPage, sendRecord } from '../respond'
 
 export const conversationRoutes = (router: Router, core: Core): void => {
   router.post('/v1/conversations', idempotentPost(core), (ctx) => {
@@ -29,9 +29,10 @@ export const conversationRoutes = (router: Router, core: Core): void => {
   )
 
   router.get('/v1/conversations/:id', (ctx) =>
-    reply(ctx, core.getConversation(callerOf(ctx), ctx.params.id), (conversation) =>
-      sendRecord(ctx, 200, conversationJson(conversation), conversation.version),
-    ),
+    replyWithRecord(ctx, core.getConversation(callerOf(ctx), ctx.params.id), (conversation) => ({
+      body: conversationJson(conversation),
+      version: conversation.version,
+    })),
   )
 
   router.patch('/v1/conversations/:id', (ctx) =>

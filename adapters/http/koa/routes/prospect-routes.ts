@@ -1,7 +1,7 @@
 import Router from '@koa/router'
 import { Core } from '../../../../application/core'
 import { conversationJson, prospectJson } from '../representations'
-import { callerOf, queryOf, reply, sendPage, sendRecord } from '../respond'
+import { callerOf, queryOf, reply, replyWithRecord, sendPage } from '../respond'
 
 export const prospectRoutes = (router: Router, core: Core): void => {
   router.get('/v1/prospects', (ctx) =>
@@ -10,7 +10,7 @@ export const prospectRoutes = (router: Router, core: Core): void => {
 
   // A prospect has no version (its counters follow its conversations): its ETag hashes the record.
   router.get('/v1/prospects/:id', (ctx) =>
-    reply(ctx, core.getProspect(callerOf(ctx), ctx.params.id), (prospect) => sendRecord(ctx, 200, prospectJson(prospect))),
+    replyWithRecord(ctx, core.getProspect(callerOf(ctx), ctx.params.id), (prospect) => ({ body: prospectJson(prospect) })),
   )
 
   router.get('/v1/prospects/:id/conversations', (ctx) =>

@@ -11,7 +11,7 @@ import { Core } from '../../../../application/core'
 import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
 import { Failure } from '../problem'
-import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, sendPage, sendRecord } from '../respond'
+import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, replyWithRecord, sendPage, sendRecord } from '../respond'
 
 /** The use cases behind a collection whose records are created, listed, read, replaced and deleted. */
 export interface RecordUseCases<R> {
@@ -25,7 +25,8 @@ export interface RecordUseCases<R> {
 
 /**
  * POST and GET on `collection`, GET, PUT and DELETE on `collection/:id`: the same statuses,
- * headers (Location, ETag, Link) and If-Match handling (PUT and DELETE) for every such collection.
+ * headers (Location, ETag, Link), If-None-Match (GET) and If-Match (PUT, DELETE) for every such
+ * collection.
  */
 export const recordRoutes = <R extends { readonly id: string; readonly version: number }>(
   router: Router,
@@ -49,7 +50,7 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
   router.get(collection, (ctx) => reply(ctx, useCases.list(callerOf(ctx), queryOf(ctx)), (page) => sendPage(ctx, page, toJson)))
 
   router.get(`${collection}/:id`, (ctx) =>
-    reply(ctx, useCases.get(callerOf(ctx), ctx.params.id), (record) => sendRecord(ctx, 200, toJson(record), record.version)),
+    replyWithRecord(ctx, useCases.get(callerOf(ctx), ctx.params.id), (record) => ({ body: toJson(record), version: record.version })),
   )
 
   router.put(`${collection}/:id`, (ctx) =>
