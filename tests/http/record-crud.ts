@@ -29,6 +29,13 @@ export interface RecordRoutes {
 /** A record's path: the collection's plus `/{id}`. */
 export const pathOf = (routes: RecordRoutes, id: string): string => `${routes.collection}/${id}`
 
+/** A record created for one test: its path and its first ETag. */
+const freshRecord = async (h: () => Harness, routes: RecordRoutes): Promise<{ path: string; etag: string }> => {
+  const created = await h().a.post(routes.collection, routes.body())
+  expectStatus(created, 201)
+  return { path: pathOf(routes, created.body.id), etag: created.headers.get('etag')! }
+}
+
 /** For POST /collection. */
 export const createCases = (h: () => Harness, routes: RecordRoutes): void => {
   const { collection } = routes
@@ -151,11 +158,7 @@ export const replaceCases = (h: () => Harness, routes: RecordRoutes): void => {
     let path: string
     let etag: string
 
-    beforeEach(async () => {
-      const created = await h().a.post(routes.collection, routes.body())
-      path = pathOf(routes, created.body.id)
-      etag = created.headers.get('etag')!
-    })
+    beforeEach(async () => ({ path, etag } = await freshRecord(h, routes)))
 
     it('the current ETag: 200', async () => {
       const res = await h().a.put(path, routes.body({ name: 'v2' }), { 'If-Match': etag })
@@ -210,11 +213,7 @@ export const deleteCases = (h: () => Harness, routes: RecordRoutes): void => {
     let path: string
     let etag: string
 
-    beforeEach(async () => {
-      const created = await h().a.post(routes.collection, routes.body())
-      path = pathOf(routes, created.body.id)
-      etag = created.headers.get('etag')!
-    })
+    beforeEach(async () => ({ path, etag } = await freshRecord(h, routes)))
 
     /** The record is still there, as `expected` says (by default: as created, with its ETag). */
     const expectKept = async (expected?: { body: unknown; etag: string }): Promise<void> => {
