@@ -223,6 +223,18 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
     })
   })
 
+  describe('POST /v1/webhook-deliveries/{id}/retry with an Idempotency-Key', () => {
+    // The key's fingerprint covers the body, so the retry reads one, with every body rule.
+    const retry = (raw: Buffer | string, headers: Record<string, string>) =>
+      h().a.request('POST', '/v1/webhook-deliveries/whd.unknown1/retry', { raw, contentType: 'application/json', headers: { 'Idempotency-Key': 'retry-body', ...headers } })
+
+    it('a coded body is a 415 and one over 1 MiB a 413, as its OpenAPI operation says', async () => {
+      expectProblem(await retry(gzipSync('{}'), { 'Content-Encoding': 'gzip' }), 415, 'unsupported_media_type')
+      expectProblem(await retry(`{"x":"${'a'.repeat(1024 * 1024)}"}`, {}), 413, 'payload_too_large')
+      expectProblem(await retry('{}', {}), 404, 'not_found')
+    })
+  })
+
   describe('numbers JSON reads as infinity', () => {
     // 1e400 parses as Infinity, which JSON.stringify writes as null: stored, it would change meaning.
     const withMinimum = (minimum: string, title: string) =>

@@ -461,7 +461,8 @@ export const operations: ReadonlyArray<OperationSpec> = [
     description: 'Adds an attempt to the same delivery, with the same webhook-id.',
     parameters: [idParameter('webhook-delivery', 'delivery')],
     success: { status: '202', response: single('The delivery; a worker makes the new attempt shortly.', 'WebhookDelivery', webhookDeliveryExample) },
-    problems: ['not_found'],
+    // No body is needed, but with an Idempotency-Key the one sent is read for the key's fingerprint.
+    problems: ['not_found', 'payload_too_large', 'unsupported_media_type'],
   },
   {
     method: 'get',
