@@ -88,6 +88,30 @@ describeEachDatabase('HTTP: health, request ids, unknown routes and methods', (d
     })
   })
 
+  describe('query parameters on routes that take none', () => {
+    it('are a 400 bad_query naming each, on a record\'s read, write and removal, and on a create; nothing is written', async () => {
+      const created = await h().a.post('/v1/actions', actionBody())
+      expectStatus(created, 201)
+      const path = `/v1/actions/${created.body.id}`
+      const refused = await h().a.get(`${path}?fields=name&_=1732440000000`)
+      expectProblem(refused, 400, 'bad_query')
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).to.deep.equal(['/fields', '/_'])
+      expectStatus(await h().a.request('HEAD', `${path}?x=1`), 400)
+      expectProblem(await h().a.put(`${path}?dryRun=true`, actionBody({ name: 'changed' })), 400, 'bad_query')
+      expectProblem(await h().a.delete(`${path}?force=1`), 400, 'bad_query')
+      expectProblem(await h().a.post('/v1/actions?x=1', actionBody({ name: 'never' })), 400, 'bad_query')
+      const read = await h().a.get(path)
+      expect(read.body).to.deep.equal(created.body)
+      expect((await h().a.get('/v1/actions?limit=500')).body.map((a: { name: string }) => a.name)).to.not.include('never')
+    })
+
+    it('come after the 401, the 404 of an unknown route and the 405 of another method', async () => {
+      expectProblem(await h().request('GET', '/v1/actions/act.x?x=1'), 401, 'unauthorized')
+      expectProblem(await h().a.get('/v1/nothing-here?x=1'), 404, 'not_found')
+      expectProblem(await h().a.request('DELETE', '/v1/conversations/con.x?x=1'), 405, 'method_not_allowed')
+    })
+  })
+
   describe('404 for unknown routes', () => {
     it('outside /v1 without a token', async () => {
       expectProblem(await h().request('GET', '/nothing-here'), 404, 'not_found')

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto'
 import { Logger } from 'pino'
 import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
+import { badQuery, violation } from '../../../domain/shared/errors'
+import { operations, takesQuery, templateOfRoute } from './openapi/document'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { jsonText } from './json-text'
@@ -35,6 +37,9 @@ export interface HttpOptions {
 }
 
 const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
+
+/** The routes that read a query string, as "method /template" (OpenAPI style): the lists. */
+const routesTakingQuery = new Set(operations.filter(takesQuery).map((operation) => `${operation.method} ${operation.path}`))
 
 /** Routes that answer without a token. */
 const isPublicPath = (path: string): boolean => !(path === '/v1' || path.startsWith('/v1/')) || path === '/v1/openapi.json'
@@ -136,6 +141,18 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     const limited = limits.takeRequest(result.right.tokenId)
     if (limited !== null) return renderProblem(ctx, problemOf(limited))
     return next()
+  })
+
+  // A query string on a route that reads none (one record, a write) is refused, as a list refuses
+  // a parameter it does not take: `?fields=name` must not pass as if it had been applied.
+  app.use(async (ctx: Context, next: Next) => {
+    if (ctx.querystring === '' || isPublicPath(ctx.path)) return next()
+    // Only a route with this method: the others go on to their 404 or 405, which come first.
+    const layer = router.match(ctx.path, ctx.method).pathAndMethod.at(-1)
+    const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase()
+    if (layer === undefined || routesTakingQuery.has(`${method} ${templateOfRoute(String(layer.path))}`)) return next()
+    const refused = Object.keys(ctx.query).map((key) => violation(`/${key}`, 'is not a parameter of this route, which takes none'))
+    return renderProblem(ctx, problemOf(badQuery(refused)))
   })
 
   app.use(router.routes())

@@ -115,6 +115,10 @@ const listParameters = [ref('parameters', 'Limit'), ref('parameters', 'Cursor')]
 
 const filter = (name: string, description: string, schema: Json): Json => ({ name, in: 'query', required: false, description, schema })
 
+/** Whether an operation reads a query string: the lists (limit, cursor, filters). Every other `/v1` operation refuses one. */
+export const takesQuery = (spec: { readonly parameters?: ReadonlyArray<Json> }): boolean =>
+  (spec.parameters ?? []).some((parameter) => listParameters.includes(parameter) || parameter.in === 'query')
+
 const problemStatus: Record<ProblemCode, string> = {
   malformed_json: '400',
   bad_query: '400',
@@ -134,7 +138,7 @@ const problemStatus: Record<ProblemCode, string> = {
 
 const problemDescriptions: Record<ProblemCode, string> = {
   malformed_json: '`malformed_json`: the body is not JSON, or not a JSON object.',
-  bad_query: '`bad_query`: a query parameter is invalid, unknown to this list, or repeated.',
+  bad_query: '`bad_query`: a query parameter is invalid, unknown to this list, or repeated; or one is given to an operation that takes none.',
   bad_header:
     '`bad_header`: If-Match or If-None-Match is not `*` or a list of entity tags, or Idempotency-Key is not 1-255 printable ASCII characters.',
   unauthorized: '`unauthorized`: the bearer token is missing, malformed, unknown or revoked.',
@@ -538,6 +542,8 @@ const operationObject = (spec: OperationSpec): Json => {
       : [
           ...new Set<ProblemCode>([
             'unauthorized',
+            // A query string on an operation that takes none is refused too.
+            'bad_query',
             ...(spec.problems ?? []),
             ...(post ? idempotencyProblems : []),
             'rate_limited',
