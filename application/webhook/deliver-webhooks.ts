@@ -2,7 +2,7 @@ import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
-import { afterAttempt, defaultRetryPolicy, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { afterAttempt, defaultRetryPolicy, hasNoBody, refusedAgain, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { Clock } from '../ports/clock'
 import { ClaimedDelivery, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
@@ -55,6 +55,8 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
     if (millis(ports.clock.now()) + ports.sender.timeoutMs >= millis(claim.leaseUntil)) {
       return TE.right({ _tag: 'LeaseTooShort', id: delivery.id })
     }
+    // A manual retry of a delivery that never had a body: recorded as refused again, not sent.
+    if (hasNoBody(delivery)) return record(claim, refusedAgain(delivery, ports.clock.now()))
     return pipe(
       secretsOf(ports, delivery.orgId),
       chainW((secret) => {
@@ -71,14 +73,16 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
           TE.map((result) => afterAttempt(delivery, { at: startedAt, ...result }, ports.clock.now(), ports.jitter.next(), policy)),
         )
       }),
-      chainW((next) =>
-        pipe(
-          ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
-          TE.map((recorded): DeliveryReport => ({ _tag: 'Attempted', delivery: next, recorded })),
-        ),
-      ),
+      chainW((next) => record(claim, next)),
     )
   }
+
+  /** The attempt's outcome, under the claim's lease: not recorded over another worker's take-over. */
+  const record = (claim: ClaimedDelivery, next: WebhookDelivery): TE.TaskEither<StoreUnavailable, DeliveryReport> =>
+    pipe(
+      ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
+      TE.map((recorded): DeliveryReport => ({ _tag: 'Attempted', delivery: next, recorded })),
+    )
 
   return { claimDue, deliver }
 }

@@ -74,6 +74,33 @@ const headersOf = (endpoint: HttpActionEndpoint): Record<string, string> => {
   return headers
 }
 
+/**
+ * The longest body a delivery sends, in UTF-16 units: room for the default body of the largest
+ * conversation a request can create (1 MiB), twice over. A payload template can repeat a large
+ * value (`{{conversation.transcriptText}}` a thousand times), which without a bound would build
+ * a body of gigabytes in the request that creates the conversation.
+ */
+export const maxWebhookBodyLength = 2 * 1024 * 1024
+
+/** Why a delivery whose body could not be made is failed from the start, never sent. */
+export const bodyTooLargeError = `not sent: the payload template fills to more than ${maxWebhookBodyLength} characters for this conversation`
+
+/** Whether a delivery was born failed for its body (`bodyTooLargeError`): it has nothing to send, ever. */
+export const hasNoBody = (delivery: WebhookDelivery): boolean => delivery.attempts[0]?.error === bodyTooLargeError
+
+/** Such a delivery after a retry was asked for: one more attempt saying why, failed again, nothing sent. */
+export const refusedAgain = (delivery: WebhookDelivery, at: Timestamp): WebhookDelivery => ({
+  ...delivery,
+  status: 'failed',
+  attempts: [...delivery.attempts, { at, statusCode: null, error: bodyTooLargeError, durationMs: 0 }],
+  nextAttemptAt: null,
+})
+
+/**
+ * The outbox row for one action and event. `body` null means the endpoint's payload template
+ * would fill past `maxWebhookBodyLength`: the delivery is written failed, with that reason as its only
+ * attempt, so the conversation is stored and the action's owner can see why nothing was sent.
+ */
 export const newWebhookDelivery = (fields: {
   readonly id: string
   readonly orgId: string
@@ -81,20 +108,15 @@ export const newWebhookDelivery = (fields: {
   readonly conversationId: string
   readonly event: WebhookEvent
   readonly endpoint: HttpActionEndpoint
-  readonly body: string
+  readonly body: string | null
   readonly at: Timestamp
-}): WebhookDelivery => ({
-  id: fields.id,
-  orgId: fields.orgId,
-  actionId: fields.actionId,
-  conversationId: fields.conversationId,
-  event: fields.event,
-  status: 'pending',
-  attempts: [],
-  nextAttemptAt: fields.at,
-  createdAt: fields.at,
-  request: { method: fields.endpoint.method, url: fields.endpoint.url, headers: headersOf(fields.endpoint), body: fields.body },
-})
+}): WebhookDelivery => {
+  const request = { method: fields.endpoint.method, url: fields.endpoint.url, headers: headersOf(fields.endpoint), body: fields.body ?? '' }
+  const shared = { id: fields.id, orgId: fields.orgId, actionId: fields.actionId, conversationId: fields.conversationId, event: fields.event, createdAt: fields.at, request }
+  return fields.body === null
+    ? { ...shared, status: 'failed', attempts: [{ at: fields.at, statusCode: null, error: bodyTooLargeError, durationMs: 0 }], nextAttemptAt: null }
+    : { ...shared, status: 'pending', attempts: [], nextAttemptAt: fields.at }
+}
 
 /**
  * When to try again. The contract's schedule: first retry after about 5 s, doubling, at most 8

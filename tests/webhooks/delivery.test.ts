@@ -7,7 +7,7 @@ import { WebhookSender } from '../../application/ports/webhook-sender'
 import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
 import { Actor } from '../../domain/shared/audit'
 import { timestampFromMillis } from '../../domain/shared/time'
-import { WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { bodyTooLargeError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { systemClock } from '../../adapters/system/system-clock'
 import { runRight } from '../unit/application/helpers'
 import { actionBody, agentBody, conversationBody, newWorld, withTwoOrganisations, World } from '../unit/application/world'
@@ -100,6 +100,19 @@ describe('webhook delivery to a real receiver', function () {
     const conversation = await runRight(world.core.createConversation(alice, conversationBody(agentId, { transcriptSummary: 'He said "no" \\ then\nhung up' })))
     await poll()
     expect(JSON.parse(receiver.received[0].body)).to.deep.equal({ conversation: conversation.id, summary: 'He said "no" \\ then\nhung up', end: null })
+  })
+
+  it('a delivery born failed for its body sends nothing when retried: one more attempt says why', async () => {
+    await addAction({ url: receiver.url('/big'), method: 'POST', payload: { t: '{{conversation.transcriptSummary}}'.repeat(1_500) } })
+    await runRight(world.core.createConversation(alice, conversationBody(agentId, { transcriptSummary: 's'.repeat(2_000) })))
+    const born = await onlyDelivery()
+    expect(born.status).to.equal('failed')
+    await runRight(world.core.retryWebhookDelivery(alice, born.id))
+    await poll()
+    expect(receiver.received).to.have.length(0)
+    const after = await onlyDelivery()
+    expect(after).to.deep.include({ status: 'failed', nextAttemptAt: null })
+    expect(after.attempts.map((a) => a.error)).to.deep.equal([bodyTooLargeError, bodyTooLargeError])
   })
 
   it('keeps its connection to a receiver between attempts, and drops one that timed out', async () => {

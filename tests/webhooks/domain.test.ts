@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { HttpActionEndpoint } from '../../domain/action/action'
 import { timestampFromMillis } from '../../domain/shared/time'
-import { afterAttempt, AttemptOutcome, defaultRetryPolicy, newWebhookDelivery, retryDelayMs, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { afterAttempt, AttemptOutcome, bodyTooLargeError, defaultRetryPolicy, maxWebhookBodyLength, newWebhookDelivery, retryDelayMs, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { defaultWebhookBody, fillTemplate, webhookBodiesOf, webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
 import { newWebhookSecret, rotatedSecret, signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { aConversation, anAction, at } from '../support/builders'
@@ -127,23 +127,47 @@ describe('webhook payload (domain)', () => {
 
   it('fills placeholders inside strings JSON-escaped, so the template stays valid JSON', () => {
     const filled = fillTemplate('{"text":"Summary: {{conversation.transcriptSummary}} ({{ conversation.id }}, {{conversation.timestampEnd}})"}', context)
-    expect(JSON.parse(filled)).to.deep.equal({ text: `Summary: ${conversation.transcriptSummary} (con.c1, null)` })
+    expect(JSON.parse(filled!)).to.deep.equal({ text: `Summary: ${conversation.transcriptSummary} (con.c1, null)` })
   })
 
   it('a placeholder that is a whole JSON string becomes the value itself: null, numbers, objects', () => {
     const filled = fillTemplate('{"end":"{{conversation.timestampEnd}}","comments":"{{conversation.adminComments}}","rating":"{{conversation.adminComments.0.rating}}","id":"{{conversation.id}}"}', context)
-    expect(JSON.parse(filled)).to.deep.equal({ end: null, comments: conversation.adminComments, rating: 5, id: 'con.c1' })
+    expect(JSON.parse(filled!)).to.deep.equal({ end: null, comments: conversation.adminComments, rating: 5, id: 'con.c1' })
   })
 
   it('fills an object payload through its JSON text; unknown paths stay as written', () => {
     const body = webhookBody({ event: '{{type}}', at: '{{timestamp}}', who: { action: '{{action.name}}', missing: '{{conversation.nope}}' }, n: 3 }, context)
-    expect(JSON.parse(body)).to.deep.equal({ event: 'conversation.started', at: at(50), who: { action: 'Book a meeting', missing: '{{conversation.nope}}' }, n: 3 })
+    expect(JSON.parse(body!)).to.deep.equal({ event: 'conversation.started', at: at(50), who: { action: 'Book a meeting', missing: '{{conversation.nope}}' }, n: 3 })
   })
 
   it('a text payload that is not JSON is filled as text, escaped', () => {
     expect(webhookBody('id={{conversation.id}} summary={{conversation.transcriptSummary}}', context)).to.equal(
       `id=con.c1 summary=${JSON.stringify(conversation.transcriptSummary).slice(1, -1)}`,
     )
+  })
+
+  it('fills in one pass: placeholders inside a value it brings in are sent as written, never filled', () => {
+    const planted = aConversation({ transcriptSummary: 'see {{action.id}} and "{{conversation.id}}"' })
+    const filled = fillTemplate('{"s":"{{conversation.transcriptSummary}}","whole":"{{conversation.transcriptSummary}}"}', webhookContext('conversation.started', at(50), planted, anAction()))
+    expect(JSON.parse(filled!)).to.deep.equal({ s: planted.transcriptSummary, whole: planted.transcriptSummary })
+  })
+
+  it('gives no body, without building it, when a template would fill past the bound; up to it, the body', () => {
+    const large = aConversation({ transcriptSummary: 'x'.repeat(10_000) })
+    const largeContext = webhookContext('conversation.started', at(50), large, anAction())
+    // 1,000 copies of a 10,000-character value: 10 million characters, five times the bound.
+    expect(fillTemplate('{{conversation.transcriptSummary}}'.repeat(1_000), largeContext)).to.equal(null)
+    expect(webhookBody({ t: '{{conversation.transcriptSummary}}'.repeat(1_000) }, largeContext)).to.equal(null)
+    const fits = Math.floor(maxWebhookBodyLength / 10_000)
+    expect(fillTemplate('{{conversation.transcriptSummary}}'.repeat(fits), largeContext)).to.have.length(fits * 10_000)
+    expect(fillTemplate('{{conversation.transcriptSummary}}'.repeat(fits + 1), largeContext)).to.equal(null)
+    expect(fillTemplate('y'.repeat(maxWebhookBodyLength + 1), largeContext)).to.equal(null)
+  })
+
+  it('a delivery whose body could not be made is failed from the start, with the reason as its only attempt', () => {
+    const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint: anAction().endpoint as HttpActionEndpoint, body: null, at: at(0) })
+    expect(delivery).to.deep.include({ status: 'failed', nextAttemptAt: null, attempts: [{ at: at(0), statusCode: null, error: bodyTooLargeError, durationMs: 0 }] })
+    expect(delivery.request.body).to.equal('')
   })
 
   it('without a payload, the default body', () => {

@@ -8,7 +8,7 @@ import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secr
 import { Core, createCore } from '../../application/core'
 import { AiAgent } from '../../domain/ai-agent/ai-agent'
 import { Actor } from '../../domain/shared/audit'
-import { WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { bodyTooLargeError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { anAction, at } from '../support/builders'
 import { fakePhoneNumbers, fakeTokenSecrets, fixedClock, schemaChecker, sequentialIds, SteppableClock } from '../support/fakes'
 import { migratedKnexStore } from '../support/stores'
@@ -67,6 +67,20 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
     expect(body.data.action).to.deep.equal({ id: start.id, name: start.name })
     expect(body.data.conversation.id).to.equal(conversation.id)
     expect(body.data.conversation.status).to.equal('active')
+  })
+
+  it('a payload that would fill past the bound: the conversation is stored, its delivery failed with the reason and never sent', async () => {
+    // 1,500 copies of a 2,000-character summary: 3 million characters, past the bound of about 2 million.
+    const huge = await link(webhookAction('webhook.conversation_start', { url: 'https://h.example/big', method: 'POST', payload: { t: '{{conversation.transcriptSummary}}'.repeat(1_500) } }))
+    const plain = await link(webhookAction('webhook.conversation_start'))
+    const conversation = await runRight(world.core.createConversation(alice, conversationBody(agent.id, { transcriptSummary: 's'.repeat(2_000) })))
+    const written = await deliveries()
+    expect(written.map((d) => [d.actionId, d.status])).to.have.deep.members([
+      [huge.id, 'failed'],
+      [plain.id, 'pending'],
+    ])
+    const failed = written.find((d) => d.actionId === huge.id)!
+    expect(failed).to.deep.include({ conversationId: conversation.id, nextAttemptAt: null, attempts: [{ at: conversation.createdAt, statusCode: null, error: bodyTooLargeError, durationMs: 0 }] })
   })
 
   it('a conversation created with an end writes the start and the end deliveries', async () => {
