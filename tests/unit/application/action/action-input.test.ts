@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { decodeActionFields } from '../../../../application/action/action-input'
+import { decodeActionFields, maxSchemaNodes } from '../../../../application/action/action-input'
 import { schemaChecker } from '../../../support/fakes'
 import { codePoints, emojiText, pathsOf, right, violations } from '../helpers'
 
@@ -148,6 +148,17 @@ describe('decodeActionFields', () => {
       expect(rest).to.deep.equal([])
       expect(problem.path).to.equal('/parameters')
       expect(problem.message).to.match(/^must be a valid JSON Schema: /)
+    })
+    it(`takes a schema of ${maxSchemaNodes} objects and arrays, and refuses one more before compiling it`, () => {
+      // The schema, its properties, and each property: 2 + n objects.
+      const withProperties = (n: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string' }])) })
+      expect(Object.keys(right(decode(withField('parameters', withProperties(maxSchemaNodes - 2)))).parameters!.properties as object)).to.have.length(maxSchemaNodes - 2)
+      let compiled = 0
+      const counting = decodeActionFields({ problemsOf: () => (compiled++, []) })
+      expect(violations(counting(withField('parameters', withProperties(maxSchemaNodes - 1))))).to.deep.equal([
+        { path: '/parameters', message: `must hold at most ${maxSchemaNodes} objects and arrays: a larger schema takes too long to compile` },
+      ])
+      expect(compiled).to.equal(0)
     })
     it('refuses a non-object', () => {
       for (const value of ['{}', [], 3, true]) {
