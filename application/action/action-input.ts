@@ -7,16 +7,19 @@ import { JsonSchemaChecker } from '../ports/json-schema-checker'
 import { describedAs, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
-/** Header names are HTTP tokens; values may not break the header line. */
+/**
+ * Header names are HTTP tokens; values may not break the header line, and hold only what Node
+ * can send: visible ASCII, tab, space and Latin-1 (a `€` failed every attempt to send).
+ */
 const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-const headerValue = /^[\t\x20-\x7e\x80-\uffff]*$/
+const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/
 
 const headerProblem = (headers: unknown): string | null => {
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return 'must be an object of strings'
   for (const [name, value] of Object.entries(headers)) {
     if (!headerName.test(name)) return `has an invalid header name ${JSON.stringify(name)}`
     if (typeof value !== 'string') return `must hold string values (${JSON.stringify(name)} is not a string)`
-    if (!headerValue.test(value)) return `has a control character in the value of ${JSON.stringify(name)}`
+    if (!headerValue.test(value)) return `has a control character or a character past Latin-1 in the value of ${JSON.stringify(name)}`
   }
   return null
 }
@@ -45,7 +48,7 @@ const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, 
     { type: 'object', additionalProperties: { type: 'string' } },
     { type: 'string', description: 'The same object as JSON text.' },
   ],
-  description: 'Headers sent with every call: names are HTTP tokens, values strings without control characters.',
+  description: 'Headers sent with every call: names are HTTP tokens, values strings of ASCII and Latin-1 without control characters. Hop-by-hop and framing headers are not sent.',
 })
 
 const endpointPayload = describedAs(new t.Type<string | JsonObject, unknown, unknown>(

@@ -43,14 +43,21 @@ export interface WebhookDelivery {
 }
 
 /**
- * Headers the delivery itself sets (Standard Webhooks and the framing of the body): an endpoint
- * header of the same name, in any case, is dropped rather than sent twice or allowed to break the request.
+ * Headers the delivery itself sets (Standard Webhooks, the framing of the body and the
+ * connection's own, hop by hop): an endpoint header of the same name, in any case, is dropped
+ * rather than sent twice or allowed to break the request (`Trailer` failed every attempt).
  */
 export const reservedHeaderNames: ReadonlyArray<string> = [
   'content-type',
   'content-length',
   'transfer-encoding',
   'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+  'expect',
   'host',
   'webhook-id',
   'webhook-timestamp',

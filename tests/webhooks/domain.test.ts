@@ -107,7 +107,7 @@ describe('webhook delivery (domain)', () => {
     })
 
     it('reads headers given as JSON text, and drops the ones the delivery sets itself', () => {
-      const headers = JSON.stringify({ Authorization: 'Bearer x', 'Content-Type': 'text/plain', 'WEBHOOK-ID': 'forged', 'webhook-signature': 'v1,forged', Host: 'evil', 'Content-Length': '1' })
+      const headers = JSON.stringify({ Authorization: 'Bearer x', 'Content-Type': 'text/plain', 'WEBHOOK-ID': 'forged', 'webhook-signature': 'v1,forged', Host: 'evil', 'Content-Length': '1', Trailer: 'X-Foo', TE: 'trailers', Expect: '100-continue', Upgrade: 'h2c' })
       const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint: endpoint({ headers }), body: '', at: at(0) })
       expect(delivery.request.headers).to.deep.equal({ Authorization: 'Bearer x' })
     })

@@ -223,7 +223,13 @@ describe('decodeActionFields', () => {
       ['a non-string value', { 'X-Count': 1 }],
       ['a value with a line break', { 'X-A': 'a\r\nX-Injected: 1' }],
       ['a bad name inside a JSON string', '{"Bad Header":"x"}'],
+      ['a value past Latin-1, which Node cannot send', { 'X-Price': '5 €' }],
+      ['a value past Latin-1 inside a JSON string', '{"X-Name":"\u4e2d"}'],
     ]
+    it('takes Latin-1 in a header value (café)', () => {
+      expect(endpointOf({ url: 'https://h.example.com', headers: { 'X-Place': 'caf\u00e9' } })).to.deep.include({ headers: { 'X-Place': 'caf\u00e9' } })
+    })
+
     for (const [what, headers] of badHeaders) {
       it(`refuses headers as ${what}`, () => {
         expect(pathsOf(decode(withField('endpoint', { url: 'https://h.example.com', headers })))).to.deep.equal(['/endpoint/headers'])
