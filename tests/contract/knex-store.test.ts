@@ -351,6 +351,22 @@ describe('knex store', () => {
       }
     })
 
+    it('a failed statement\'s message shows its placeholders, never the values bound to them (they reach the logs)', async () => {
+      const knex = connectKnex('sqlite::memory:')
+      try {
+        await knex.schema.createTable('secrets', (table) => table.string('id').primary())
+        await knex('secrets').insert({ id: 'whsec_first' })
+        let message = ''
+        await knex('secrets')
+          .insert({ id: 'whsec_first' })
+          .catch((error: Error) => (message = error.message))
+        expect(message).to.match(/UNIQUE constraint failed/)
+        expect(message).to.not.contain('whsec_first')
+      } finally {
+        await knex.destroy()
+      }
+    })
+
     it('refuses other URLs, naming the scheme but never the rest', () => {
       expect(() => connectKnex('mysql://user:secret@host/db')).to.throw(/DATABASE_URL: mysql: is not supported/)
       expect(() => connectKnex('mysql://user:secret@host/db')).not.to.throw(/secret/)

@@ -150,6 +150,13 @@ const sqlitePragmas = (inMemory: boolean): string =>
  */
 const quiet: Knex.Config['log'] = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined }
 
+/**
+ * What every Knex instance here shares. A failed query's message names its SQL with placeholders,
+ * not with the values bound to them: on SQLite Knex writes the values in by default, and the
+ * message reaches the logs (a webhook secret, an endpoint's Authorization header, a transcript).
+ */
+const shared = { log: quiet, compileSqlOnError: false } as const
+
 /** How long a query waits for a connection before failing (an unreachable server fails here). */
 const acquireConnectionTimeout = 10_000
 
@@ -168,7 +175,7 @@ const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
-    log: quiet,
+    ...shared,
     acquireConnectionTimeout,
     pool: {
       // One connection: an in-memory database lives and dies with it, and a single writer
@@ -238,7 +245,7 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
       application_name: 'switchboard',
       types: pgTypeParsers,
     },
-    log: quiet,
+    ...shared,
     // A query waits for a free connection this long; never less than opening a new one may take.
     acquireConnectionTimeout: Math.max(acquireConnectionTimeout, connectTimeoutMs + 1_000),
     pool: {
