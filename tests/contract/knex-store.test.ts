@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -364,6 +364,24 @@ describe('knex store', () => {
         expect(message).to.not.contain('whsec_first')
       } finally {
         await knex.destroy()
+      }
+    })
+
+    it('creates a new sqlite file, and its WAL, readable by its owner alone; an existing file keeps its mode', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'switchboard-mode-'))
+      const fresh = join(dir, 'new.sqlite')
+      const existing = join(dir, 'old.sqlite')
+      writeFileSync(existing, '', { mode: 0o640 })
+      chmodSync(existing, 0o640)
+      const knexes = [connectKnex(`sqlite:${fresh}`), connectKnex(`sqlite:${existing}`)]
+      try {
+        for (const knex of knexes) await knex.raw('CREATE TABLE t (x INTEGER)')
+        expect(statSync(fresh).mode & 0o777).to.equal(0o600)
+        expect(statSync(`${fresh}-wal`).mode & 0o777).to.equal(0o600)
+        expect(statSync(existing).mode & 0o777).to.equal(0o640)
+      } finally {
+        for (const knex of knexes) await knex.destroy()
+        rmSync(dir, { recursive: true, force: true })
       }
     })
 

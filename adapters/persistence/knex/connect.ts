@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
 import { types as pgTypes } from 'pg'
@@ -261,6 +261,19 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
 }
 
 /**
+ * Creates the database file, empty, with mode 0600 unless it exists: it holds webhook signing
+ * secrets and every transcript, and SQLite would create it under the umask (often 0644, readable
+ * by every user of the machine). Its -wal and -shm files take the database file's mode.
+ */
+const createPrivately = (filename: string): void => {
+  try {
+    closeSync(openSync(filename, 'wx', 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
+
+/**
  * A Knex instance for `sqlite:<path>` (its folder created on demand), `sqlite::memory:` or
  * `postgres://user:pass@host:port/db`. Throws for any other form, naming only its scheme.
  */
@@ -269,8 +282,12 @@ export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length)
     if (filename === '') throw new Error('DATABASE_URL: sqlite: needs a file path, as in sqlite:./data/switchboard.sqlite')
-    // A `file:` URI names its file in its own syntax; only a plain path gets its folder made.
-    if (!filename.startsWith('file:')) mkdirSync(dirname(resolve(filename)), { recursive: true })
+    // A `file:` URI names its file in its own syntax; only a plain path gets its folder made, and
+    // a new file made readable by its owner alone.
+    if (!filename.startsWith('file:')) {
+      mkdirSync(dirname(resolve(filename)), { recursive: true })
+      createPrivately(filename)
+    }
     return connectSqlite(filename, options)
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return connectPostgres(databaseUrl, options)
