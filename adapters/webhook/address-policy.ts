@@ -77,8 +77,10 @@ const ipv4Ranges = [
 const ipv6Ranges = [
   metadata[2],
   range('::1/128', 'loopback'),
-  // IPv4-mapped and NAT64 addresses reach the IPv4 address inside them: it decides.
+  // IPv4-mapped, IPv4-translated (SIIT, RFC 2765) and NAT64 addresses reach the IPv4 address
+  // inside them: it decides.
   range('::ffff:0:0/96', 'embedded IPv4'),
+  range('::ffff:0:0:0/96', 'embedded IPv4'),
   range('64:ff9b::/96', 'embedded IPv4'),
   range('::/96', 'reserved'),
   range('64:ff9b:1::/48', 'private'),
