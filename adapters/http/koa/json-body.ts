@@ -74,6 +74,13 @@ const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
 
 type Unsupported = Extract<HttpFailure, { readonly _tag: 'UnsupportedMediaType' | 'UnsupportedContentEncoding' }>
 
+/** Why a body is not read at all, if it is not: its coding first, then its media type. */
+const unsupportedBody = (ctx: Context, accepted: ReadonlyArray<string>): Unsupported | null => {
+  if (isContentCoded(ctx)) return { _tag: 'UnsupportedContentEncoding' }
+  if (!accepted.includes(mediaTypeOf(ctx))) return { _tag: 'UnsupportedMediaType', accepted }
+  return null
+}
+
 /**
  * Reads a JSON object body: 415 for a content coding or another media type, 413 past the limit,
  * 400 for anything that is not a JSON object. PATCH also takes merge-patch+json, and its 415 says
@@ -82,11 +89,7 @@ type Unsupported = Extract<HttpFailure, { readonly _tag: 'UnsupportedMediaType' 
 export const readJsonObject = (ctx: Context, options: { mergePatch?: boolean } = {}): TE.TaskEither<HttpFailure, unknown> => {
   const patch = options.mergePatch === true
   const accepted = patch ? mergePatchTypes : jsonTypes
-  const unsupported: Unsupported | null = isContentCoded(ctx)
-    ? { _tag: 'UnsupportedContentEncoding' }
-    : accepted.includes(mediaTypeOf(ctx))
-      ? null
-      : { _tag: 'UnsupportedMediaType', accepted }
+  const unsupported = unsupportedBody(ctx, accepted)
   if (unsupported !== null) return TE.left(patch ? { ...unsupported, acceptPatch: mergePatchTypes } : unsupported)
   return pipe(readBodyText(ctx), chainEitherKW(jsonObjectOf))
 }

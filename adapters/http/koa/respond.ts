@@ -93,27 +93,30 @@ export const queryOf = (ctx: Context): RawQuery => ctx.query as RawQuery
 
 const badTagList = (header: string): HttpFailure => ({ _tag: 'BadHeader', header, detail: 'must be * or a list of entity tags such as "3"' })
 
+/** An If-Match or If-None-Match header: `*` or the tags it lists, undefined when absent, a 400 when malformed. */
+const tagListHeader = (ctx: Context, name: 'If-Match' | 'If-None-Match'): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> => {
+  const header = ctx.get(name)
+  if (header.trim() === '') return E.right(undefined)
+  const tags = entityTagsOf(header)
+  return tags === null ? E.left(badTagList(name)) : E.right(tags)
+}
+
 /**
  * If-Match as the use cases take it: `*`, or the versions its strong tags name. A weak tag or a
  * tag that is no version of ours is well-formed but matches nothing (strong comparison).
  */
 export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
-  const header = ctx.get('If-Match')
-  if (header.trim() === '') return E.right(undefined)
-  const tags = entityTagsOf(header)
-  if (tags === null) return E.left(badTagList('If-Match'))
-  if (tags === '*') return E.right({ kind: 'any' })
-  const versions = tags.filter((tag) => !tag.weak && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
+  const tags = tagListHeader(ctx, 'If-Match')
+  if (E.isLeft(tags)) return tags
+  if (tags.right === undefined) return E.right(undefined)
+  if (tags.right === '*') return E.right({ kind: 'any' })
+  const versions = tags.right.filter((tag) => !tag.weak && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
   return E.right({ kind: 'versions', versions })
 }
 
 /** If-None-Match: `*` or the tags it lists, undefined when absent; malformed, a 400 as for If-Match. */
-export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> => {
-  const header = ctx.get('If-None-Match')
-  if (header.trim() === '') return E.right(undefined)
-  const tags = entityTagsOf(header)
-  return tags === null ? E.left(badTagList('If-None-Match')) : E.right(tags)
-}
+export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> =>
+  tagListHeader(ctx, 'If-None-Match')
 
 /**
  * GET of one record: If-None-Match is read first (a malformed one is a 400 before any 404, as
