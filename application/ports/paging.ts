@@ -25,3 +25,40 @@ export const pageFrom = <T>(rows: ReadonlyArray<T>, limit: number, cursorOf: (it
   const items = rows.slice(0, limit)
   return { items, next: rows.length > limit && items.length > 0 ? cursorOf(items[items.length - 1]) : null }
 }
+
+/**
+ * The stored bytes one page of records may hold. A page stops before the record that would take it
+ * past this, though it always holds its first, and its `next` then starts after its last record:
+ * a client that follows `next` sees every record, in fewer bytes per answer. Records reach a
+ * megabyte or more (a transcript, a JSON Schema, a webhook's body), so 500 of them could make a
+ * page of half a gigabyte, held in memory twice over (rows, then the answer) for one request. At
+ * 4 MiB a page of ordinary records (a 20-line conversation is about 4 KB) is never cut.
+ */
+export const pageBudgetBytes = 4 * 1024 * 1024
+
+/**
+ * Follows a page's records as they come, in order, by their stored bytes: whether each still
+ * belongs on a page of at most `limit`. Its first always does; the one past `limit`, which only
+ * says that more remain, is never measured.
+ */
+export const pageBudget = (limit: number, budget = pageBudgetBytes): ((bytes: number) => boolean) => {
+  let count = 0
+  let used = 0
+  return (bytes) => {
+    count += 1
+    if (count > limit) return true
+    used += bytes
+    return count === 1 || used <= budget
+  }
+}
+
+/**
+ * How many records a page of at most `limit` holds when the budget cuts it short, or null when it
+ * does not: `sizes` are the stored bytes of the page's candidates, in order, and may include the
+ * one past `limit`.
+ */
+export const budgetCut = (sizes: ReadonlyArray<number>, limit: number, budget = pageBudgetBytes): number | null => {
+  const holds = pageBudget(limit, budget)
+  const cut = sizes.findIndex((bytes) => !holds(bytes))
+  return cut === -1 ? null : cut
+}

@@ -19,6 +19,10 @@ const orderFixture = (): Action[] => [
 /** Ordered by createdAt, then id compared byte-wise (upper case before lower case). */
 const expectedOrder = ['act.z', 'act.C', 'act.a', 'act.a9', 'act.b', 'act.A', 'act.m']
 
+/** An action whose JSON Schema holds about `bytes` bytes. */
+const large = (index: number, bytes: number): Action =>
+  anAction({ id: `act.big${index}`, createdAt: at(index), parameters: { type: 'object', description: 'x'.repeat(bytes) } })
+
 export const actionRepositoryContract = (makeStore: MakeStore): void => {
   const store = freshStorePerTest(makeStore)
   const actions = () => store().repositories.actions
@@ -51,6 +55,7 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       }),
     },
     remove: (store) => store.repositories.actions.remove,
+    large,
   })
 
   describe('findById', () => {
@@ -125,6 +130,20 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       expect((await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), ['user_query']))).map((a) => a.id)).to.deep.equal(['act.t2'])
       expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), []))).to.deep.equal([])
       expect(await everything(actions().listLinkedToAgent(orgB, 'aia.g1', firstPageOf(), webhooks))).to.deep.equal([])
+    })
+
+    it('pages within the byte budget too, with and without triggers', async () => {
+      await right(agents().insert(anAiAgent()))
+      for (let i = 0; i < 6; i++) {
+        await right(actions().insert(large(i, 1_000_000)))
+        await right(agents().link(orgA, 'aia.g1', `act.big${i}`, at(50)))
+      }
+      const bigIds = Array.from({ length: 6 }, (_, i) => `act.big${i}`)
+      const triggers = ['user_query'] as const
+      for (const only of [undefined, triggers]) {
+        const pages = await allPages((page) => actions().listLinkedToAgent(orgA, 'aia.g1', page, only), 100, cursorOf, true)
+        expect(pages.map((page) => page.map((action) => action.id))).to.deep.equal([bigIds.slice(0, 4), bigIds.slice(4)])
+      }
     })
 
     it('is empty for an unknown agent and for an agent without links', async () => {

@@ -17,6 +17,10 @@ const orderFixture = (): AiAgent[] => [
 /** Ordered by createdAt, then id compared byte-wise (upper case before lower case). */
 const expectedOrder = ['aia.first', 'aia.Z', 'aia.a', 'aia.b', 'aia.x']
 
+/** An agent whose role description holds about `bytes` bytes. */
+const large = (index: number, bytes: number): AiAgent =>
+  anAiAgent({ id: `aia.big${index}`, createdAt: at(index), roleDescription: 'x'.repeat(bytes) })
+
 export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
   const store = freshStorePerTest(makeStore)
   const agents = () => store().repositories.agents
@@ -44,6 +48,7 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
       }),
     },
     remove: (store) => store.repositories.agents.remove,
+    large,
   })
 
   describe('exists', () => {

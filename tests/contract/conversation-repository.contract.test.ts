@@ -23,6 +23,10 @@ const filterFixture = (): Conversation[] => [
 /** Ordered by timestampStart, then id compared byte-wise (upper case before lower case). */
 const expectedOrder = ['con.a', 'con.B', 'con.b', 'con.c', 'con.D', 'con.d', 'con.e']
 
+/** A conversation whose admin comment holds about `bytes` bytes (past the 2,048 characters a client may send: the store does not check). */
+const large = (index: number, bytes: number): Conversation =>
+  aConversation({ id: `con.big${index}`, timestampStart: at(index), adminComments: [{ comment: 'x'.repeat(bytes) }] })
+
 export const conversationRepositoryContract = (makeStore: MakeStore): void => {
   const store = freshStorePerTest(makeStore)
   const conversations = () => store().repositories.conversations
@@ -50,6 +54,7 @@ export const conversationRepositoryContract = (makeStore: MakeStore): void => {
     orderFixture: filterFixture,
     expectedOrder,
     cursorOf,
+    large,
     versioned: {
       update: (store) => store.repositories.conversations.update,
       revision: () => ({

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { Store } from '../../adapters/persistence/store'
-import { Cursor, Page, PageRequest } from '../../application/ports/paging'
+import { Cursor, Page, pageBudgetBytes, PageRequest } from '../../application/ports/paging'
 import { orgA, orgB } from '../support/builders'
 import { allPages, everything, expectNone, firstPageOf, found, idsOfPages, leftOf, right } from './contract-kit'
 
@@ -36,6 +36,12 @@ export interface RecordRepositoryDescription<T extends OwnedRecord> {
   /** The ids of `orderFixture` in the order lists give them. */
   readonly expectedOrder: ReadonlyArray<string>
   readonly cursorOf: (record: T) => Cursor
+  /**
+   * For kinds whose records can be large (all but prospects): a record of organisation A whose
+   * measured fields (memory-paging.ts, keyset-page.ts) hold about `bytes` bytes of ASCII, with the
+   * id `${idPrefix}.big${index}` and a sort key that grows with `index`.
+   */
+  readonly large?: (index: number, bytes: number) => T
   /** For records created once by insert and then changed by compare-and-swap on version; prospects are not. */
   readonly versioned?: {
     /** Writes the record when the stored version is `record.version - 1`; false otherwise. */
@@ -62,7 +68,7 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
   store: () => Store,
   description: RecordRepositoryDescription<T>,
 ): void => {
-  const { idPrefix, versioned, remove, sortKey, expectedOrder, cursorOf } = description
+  const { idPrefix, versioned, remove, sortKey, expectedOrder, cursorOf, large } = description
   const records = () => description.repository(store())
   const insertAll = async (list: ReadonlyArray<T>): Promise<void> => {
     for (const record of list) await right(records().insert(record))
@@ -193,6 +199,38 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
           expect(pages, `limit ${limit}`).to.have.lengthOf(Math.max(1, Math.ceil(expectedOrder.length / limit)))
         }
       })
+
+      if (large !== undefined) {
+        const million = 1_000_000
+        const pageSizesOf = async (limit: number) =>
+          (await allPages((page) => records().list(orgA, page), limit, cursorOf, true)).map((page) => page.length)
+
+        it(`stops a page before the record that would take it past ${pageBudgetBytes / 2 ** 20} MiB, and pages on through every record`, async () => {
+          const bigOnes = Array.from({ length: 6 }, (_, i) => large(i, million))
+          await insertAll(bigOnes)
+          const first = await right(records().list(orgA, firstPageOf(100)))
+          expect(first.items.map((record) => record.id)).to.deep.equal(bigOnes.slice(0, 4).map((record) => record.id))
+          expect(first.next).to.deep.equal(cursorOf(bigOnes[3]))
+          const pages = await allPages((page) => records().list(orgA, page), 100, cursorOf, true)
+          expect(idsOfPages(pages)).to.deep.equal(bigOnes.map((record) => record.id))
+          expect(pages.map((page) => page.length)).to.deep.equal([4, 2])
+          expect(await pageSizesOf(3), 'a limit under the budget still binds').to.deep.equal([3, 3])
+          expect(await pageSizesOf(5)).to.deep.equal([4, 2])
+        })
+
+        it('always holds its first record, however large, and is not cut by the record past its limit', async () => {
+          // 5 MB alone; 1 MB, which 3.5 MB would take past the budget; 3.5 MB and 10 bytes.
+          await insertAll([large(0, 5 * million), large(1, million), large(2, 3.5 * million), large(3, 10)])
+          expect(await pageSizesOf(100)).to.deep.equal([1, 1, 2])
+          await insertAll([large(4, 10), large(5, 5 * million)])
+          const tail = await right(records().list(orgA, { limit: 2, after: cursorOf(large(2, 0)) }))
+          expect(tail.items.map((record) => record.id), 'two small records, then a large one past the limit').to.deep.equal([
+            `${idPrefix}.big3`,
+            `${idPrefix}.big4`,
+          ])
+          expect(tail.next).to.deep.equal(cursorOf(large(4, 0)))
+        })
+      }
 
       it('is empty with no next page for an organisation without records', async () => {
         expect(await right(records().list(orgA, firstPageOf(10)))).to.deep.equal({ items: [], next: null })

@@ -92,6 +92,18 @@ export const webhookDeliveryRepositoryContract = (makeStore: MakeStore): void =>
       expect(await listed(orgB, {})).to.deep.equal([])
       expect(await listed(orgB, { conversationId: 'con.c1' })).to.deep.equal([])
     })
+    it('stops a page before the body that would take it past the byte budget, filtered or not', async () => {
+      const bodyOf = (bytes: number) => 'x'.repeat(bytes)
+      const big = Array.from({ length: 6 }, (_, i) =>
+        aDelivery({ id: `whd.big${i}`, createdAt: at(100 + i), conversationId: 'con.big', request: { ...aDelivery().request, body: bodyOf(1_000_000) } }),
+      )
+      await right(deliveries().insertMany(big))
+      const bigIds = big.map((d) => d.id)
+      const pagesOf = async (filter: WebhookDeliveryFilter) =>
+        (await allPages((page) => deliveries().list(orgA, filter, page), 100, cursorOf, true)).map((page) => page.map((d) => d.id))
+      expect(await pagesOf({ conversationId: 'con.big' })).to.deep.equal([bigIds.slice(0, 4), bigIds.slice(4)])
+      expect(await pagesOf({}), 'after the seven small ones').to.deep.equal([[...expectedOrder, ...bigIds.slice(0, 4)], bigIds.slice(4)])
+    })
   })
 
   describe('claimDue', () => {

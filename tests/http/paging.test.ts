@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { Client, describeEachDatabase, useServer } from '../support/http-harness'
-import { actionBody, agentBody, minimalActionBody, minimalConversationBody } from '../support/http-fixtures'
+import { actionBody, agentBody, dialogLine, minimalActionBody, minimalConversationBody } from '../support/http-fixtures'
 import { expectBadQuery, expectList, expectStatus, ids, nextLink, sortedBy } from './expect-http'
 
 describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => {
@@ -197,6 +197,29 @@ describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => 
       expect(expectList(await big.get('/v1/actions?limit=500'))).to.have.length(101)
       const all = [...first.body, ...second.body]
       expect(ids(all)).to.deep.equal(ids(sortedBy(all, (a) => a.createdAt)))
+    })
+  })
+  describe('a page of large records stops at the byte budget (4 MiB of stored records)', () => {
+    it('five conversations of 900 KB: 4 with a next link even at limit=500, then the fifth', async function () {
+      this.timeout(30_000)
+      const large = await h().newTenant('Large transcripts')
+      const agent = await large.post('/v1/ai-agents', agentBody())
+      expectStatus(agent, 201)
+      const made: any[] = []
+      for (let i = 0; i < 5; i++) {
+        const transcriptText = [dialogLine({ speaker: 'USER', message: `${i}`.repeat(900_000), message_id: `line ${i}` })]
+        const res = await large.post('/v1/conversations', minimalConversationBody(agent.body.id, { timestampStart: `2026-03-0${i + 1}T00:00:00Z`, transcriptText }))
+        expectStatus(res, 201)
+        made.push(res.body)
+      }
+      const first = await large.get('/v1/conversations?limit=500')
+      expect(ids(expectList(first))).to.deep.equal(ids(made.slice(0, 4)))
+      expect(first.body[3].transcriptText).to.deep.equal(made[3].transcriptText)
+      const next = nextLink(first, h().baseUrl)
+      expect(next, 'Link rel="next"').to.be.a('string')
+      const second = await large.get(next!)
+      expect(ids(expectList(second))).to.deep.equal([made[4].id])
+      expect(nextLink(second, h().baseUrl)).to.equal(null)
     })
   })
 })

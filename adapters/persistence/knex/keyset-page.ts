@@ -1,7 +1,7 @@
 import { Knex } from 'knex'
-import { Cursor, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { budgetCut, Cursor, Page, pageBudget, PageRequest, pageFrom } from '../../../application/ports/paging'
 import { limitTo } from './limit'
-import { Binding, ValueAt } from './statements'
+import { Binding, compiledRead, compiledReadWhile, ValueAt } from './statements'
 
 /**
  * Limits a query to the rows after the cursor in (key, id) order, and orders and limits it for
@@ -48,3 +48,109 @@ export const compiledKeysetPage = (keyColumn: string, idColumn: string, shape: P
     limit: shape.limit,
     after: shape.afterCursor ? { key: value(first) as string, id: value(first + 1) as string } : null,
   })
+
+/** The sum of `columns`' stored bytes, as `stored_bytes`. */
+const storedBytes = (db: Knex, columns: ReadonlyArray<string>): Knex.Raw => {
+  // SQLite reads a value's size from its record's header, without its content. PostgreSQL's json
+  // is text underneath, and octet_length of text reads a TOASTed value's size without fetching it.
+  const asText = db.client.dialect === 'postgresql' ? '::text' : ''
+  const terms = columns.map(() => `coalesce(octet_length(??${asText}), 0)`)
+  return db.raw(`${terms.join(' + ')} as stored_bytes`, [...columns])
+}
+
+interface SizedRow {
+  readonly stored_bytes: number | string
+}
+
+interface KeyedSizedRow extends SizedRow {
+  readonly page_key: string
+  readonly page_id: string
+}
+
+interface BudgetedShape<S> {
+  readonly list: S
+  readonly page: PageShape
+  /** Where the last key and id a cut page holds are among the values, or null for an uncut page. */
+  readonly throughAt: number | null
+}
+
+/**
+ * A keyset list whose pages hold at most `pageBudgetBytes` of stored records (paging.ts). On
+ * SQLite, run directly, it is one statement whose rows carry their size (read from each row's
+ * header, not its content) and stop coming once the page is full. Elsewhere (PostgreSQL, or while
+ * a transaction holds SQLite's connection) two: the candidates' keys and sizes, then the rows the
+ * page holds, which for a cut page end at its last record's key and id. Either way a page never
+ * loads more than one record past what it holds.
+ */
+export const budgetedKeysetList = <S>(spec: {
+  /** The list's rows: tables and conditions, as a compiled read builds them, selecting nothing. */
+  readonly rows: (db: Knex, value: ValueAt, list: S) => Knex.QueryBuilder
+  /** The columns a page's rows hold: `*`, or a joined table's (`a.*`). */
+  readonly selected: string
+  /** Names the list's shapes, as `compiledRead`'s does. */
+  readonly shapeKey: (list: S) => string
+  readonly keyColumn: string
+  readonly idColumn: string
+  /** The columns that can be large, whose stored bytes count toward the budget. */
+  readonly sizedColumns: ReadonlyArray<string>
+  /** Where the cursor's two values are among the values the list is read with. */
+  readonly cursorAt: number
+}) => {
+  const { keyColumn, idColumn, selected } = spec
+  const shapeKey = (shape: BudgetedShape<S>) => `${spec.shapeKey(shape.list)} ${pageShapeKey(shape.page)} ${shape.throughAt ?? ''}`
+  const keyset = (value: ValueAt, shape: BudgetedShape<S>) => compiledKeysetPage(keyColumn, idColumn, shape.page, value, spec.cursorAt)
+  const measuredRows = compiledReadWhile(
+    (db, value, shape: BudgetedShape<S>) =>
+      spec
+        .rows(db, value, shape.list)
+        .select(selected, storedBytes(db, spec.sizedColumns))
+        .modify(keyset(value, shape)),
+    shapeKey,
+  )
+  const sizes = compiledRead(
+    (db, value, shape: BudgetedShape<S>) =>
+      spec
+        .rows(db, value, shape.list)
+        .select({ page_key: keyColumn, page_id: idColumn }, storedBytes(db, spec.sizedColumns))
+        .modify(keyset(value, shape)),
+    shapeKey,
+  )
+  const rows = compiledRead((db, value, shape: BudgetedShape<S>) => {
+    const query = spec.rows(db, value, shape.list).select(selected).modify(keyset(value, shape))
+    const at = shape.throughAt
+    if (at === null) return query
+    // (key, id) <= (k, i), written as keysetPage writes its lower bound.
+    return query.where(keyColumn, '<=', value(at)).andWhere((either) => either.where(keyColumn, '<', value(at)).orWhere(idColumn, '<=', value(at + 1)))
+  }, shapeKey)
+
+  return async <R, T>(
+    db: Knex,
+    values: ReadonlyArray<Binding>,
+    list: S,
+    page: PageRequest,
+    fromRow: (row: R) => T,
+    cursorOf: (item: T) => Cursor,
+  ): Promise<Page<T>> => {
+    const shape: BudgetedShape<S> = { list, page: pageShapeOf(page), throughAt: null }
+    const holds = pageBudget(page.limit)
+    let cut = false
+    const measured = measuredRows<R & SizedRow>(db, values, shape, (row) => {
+      cut = !holds(Number(row.stored_bytes))
+      return !cut
+    })
+    if (measured !== undefined) {
+      if (!cut) return pageOfRows(measured, page, fromRow, cursorOf)
+      const items = measured.map(fromRow)
+      return { items, next: cursorOf(items[items.length - 1]) }
+    }
+    const sized = await sizes<KeyedSizedRow>(db, values, shape)
+    const held = budgetCut(
+      sized.map((row) => Number(row.stored_bytes)),
+      page.limit,
+    )
+    if (held === null) return pageOfRows(await rows<R>(db, values, shape), page, fromRow, cursorOf)
+    const last = sized[held - 1]
+    const heldRows = await rows<R>(db, [...values, last.page_key, last.page_id], { ...shape, throughAt: values.length })
+    return { items: heldRows.map(fromRow), next: { key: last.page_key, id: last.page_id } }
+  }
+}

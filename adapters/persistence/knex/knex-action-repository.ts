@@ -3,18 +3,29 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from '../attempt'
-import { changesOf, compiledFirst, compiledRead, insertRows, updateWhere } from './statements'
-import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
+import { changesOf, compiledFirst, insertRows, updateWhere } from './statements'
+import { budgetedKeysetList, cursorValues } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
 const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
 
 const byId = compiledFirst((db, value) => db('actions').where({ org_id: value(0), id: value(1) }))
 
-const byOrganisation = compiledRead(
-  (db, value, page: PageShape) => db('actions').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
-  pageShapeKey,
-)
+/**
+ * The columns that can be large (the texts are at most 2,048 characters); the memory store
+ * measures the same fields. Each costs a function call per row of every page.
+ */
+const sizedColumns = ['parameters', 'endpoint']
+
+const byOrganisation = budgetedKeysetList({
+  rows: (db, value) => db('actions').where('org_id', value(0)),
+  selected: '*',
+  shapeKey: () => '',
+  keyColumn: 'created_at',
+  idColumn: 'id',
+  sizedColumns,
+  cursorAt: 1,
+})
 
 /**
  * The agent's links first, then each action by its key, so the cost follows the agent's links,
@@ -23,16 +34,21 @@ const byOrganisation = compiledRead(
  * documented way to fix the join order. PostgreSQL plans from statistics, and takes no join
  * condition on a CROSS JOIN. Values: organisation, agent, the cursor's two, then the triggers.
  */
-const linkedToAgent = compiledRead(
-  (db, value, shape: { readonly page: PageShape; readonly triggers: number | undefined }) => {
+const linkedToAgent = budgetedKeysetList({
+  rows: (db, value, triggers: number | undefined) => {
     const links = db('agent_actions as l').where({ 'l.org_id': value(0), 'l.agent_id': value(1) })
     const joined =
       db.client.dialect === 'sqlite3' ? links.crossJoin('actions as a', 'a.id', 'l.action_id') : links.join('actions as a', 'a.id', 'l.action_id')
-    if (shape.triggers !== undefined) void joined.whereIn('a.invocation_trigger', Array.from({ length: shape.triggers }, (_, i) => value(4 + i)))
-    return joined.where('a.org_id', value(0)).select('a.*').modify(compiledKeysetPage('a.created_at', 'a.id', shape.page, value, 2))
+    if (triggers !== undefined) void joined.whereIn('a.invocation_trigger', Array.from({ length: triggers }, (_, i) => value(4 + i)))
+    return joined.where('a.org_id', value(0))
   },
-  (shape) => `${pageShapeKey(shape.page)} ${shape.triggers ?? 'all'}`,
-)
+  selected: 'a.*',
+  shapeKey: (triggers) => `${triggers ?? 'all'}`,
+  keyColumn: 'a.created_at',
+  idColumn: 'a.id',
+  sizedColumns: sizedColumns.map((column) => `a.${column}`),
+  cursorAt: 2,
+})
 
 /** Actions in `db`, a Knex instance or a transaction. Links go with their action by ON DELETE CASCADE. */
 export const knexActionRepository = (db: Knex): ActionRepository => ({
@@ -43,14 +59,12 @@ export const knexActionRepository = (db: Knex): ActionRepository => ({
     }),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows = await byOrganisation<ActionRow>(db, [orgId, ...cursorValues(page)], pageShapeOf(page))
-      return pageOfRows(rows, page, actionFromRow, cursorOf)
+      return byOrganisation(db, [orgId, ...cursorValues(page)], undefined, page, actionFromRow, cursorOf)
     }),
   listLinkedToAgent: (orgId, agentId, page, triggers) =>
     attempt(async () => {
       const values = [orgId, agentId, ...cursorValues(page), ...(triggers ?? [])]
-      const rows = await linkedToAgent<ActionRow>(db, values, { page: pageShapeOf(page), triggers: triggers?.length })
-      return pageOfRows(rows, page, actionFromRow, cursorOf)
+      return linkedToAgent(db, values, triggers?.length, page, actionFromRow, cursorOf)
     }),
   insert: (action) =>
     attempt(async () => {

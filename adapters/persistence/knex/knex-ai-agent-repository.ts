@@ -3,8 +3,8 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from '../attempt'
-import { changesOf, compiledFirst, compiledRead, execute, firstRow, insertRows, updateWhere } from './statements'
-import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
+import { changesOf, compiledFirst, execute, firstRow, insertRows, updateWhere } from './statements'
+import { budgetedKeysetList, cursorValues } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
 const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
@@ -13,10 +13,16 @@ const byId = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(
 
 const idById = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }).select('id'))
 
-const byOrganisation = compiledRead(
-  (db, value, page: PageShape) => db('ai_agents').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
-  pageShapeKey,
-)
+const byOrganisation = budgetedKeysetList({
+  rows: (db, value) => db('ai_agents').where('org_id', value(0)),
+  selected: '*',
+  shapeKey: () => '',
+  keyColumn: 'created_at',
+  idColumn: 'id',
+  // Those that can be large (a voice's fields are at most 512 characters); the memory store measures the same fields.
+  sizedColumns: ['role_description', 'mission', 'transcriber', 'intelligence_provider'],
+  cursorAt: 1,
+})
 
 /**
  * Agents and their links in `db`, a Knex instance or a transaction. Removing an agent drops its
@@ -31,8 +37,7 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
   exists: (orgId, id) => attempt(async () => (await idById(db, [orgId, id])) !== undefined),
   list: (orgId, page) =>
     attempt(async () => {
-      const rows = await byOrganisation<AiAgentRow>(db, [orgId, ...cursorValues(page)], pageShapeOf(page))
-      return pageOfRows(rows, page, aiAgentFromRow, cursorOf)
+      return byOrganisation(db, [orgId, ...cursorValues(page)], undefined, page, aiAgentFromRow, cursorOf)
     }),
   insert: (agent) =>
     attempt(async () => {

@@ -4,8 +4,8 @@ import { ConversationRepository } from '../../../application/ports/conversation-
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from '../attempt'
-import { compiledFirst, compiledRead, firstRow, insertRows, updateWhere } from './statements'
-import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
+import { compiledFirst, firstRow, insertRows, updateWhere } from './statements'
+import { budgetedKeysetList, cursorValues } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
 const cursorOf = (conversation: Conversation) => ({ key: conversation.timestampStart, id: conversation.id })
@@ -22,22 +22,28 @@ const filterConditions = [
 ] as const
 
 interface ListShape {
-  readonly page: PageShape
   /** Which of `filterConditions` apply. */
   readonly filtered: ReadonlyArray<boolean>
 }
 
 /** Values: organisation, the cursor's two, then one per `filterConditions` (null where it does not apply). */
-const listed = compiledRead(
-  (db, value, shape: ListShape) => {
+const listed = budgetedKeysetList({
+  rows: (db, value, shape: ListShape) => {
     const query = db('conversations').where('org_id', value(0))
     filterConditions.forEach((condition, i) => {
       if (shape.filtered[i]) void query.where(condition.column, condition.operator, value(3 + i))
     })
-    return query.modify(compiledKeysetPage('timestamp_start', 'id', shape.page, value, 1))
+    return query
   },
-  (shape) => `${pageShapeKey(shape.page)} ${shape.filtered.map((applies) => (applies ? 1 : 0)).join('')}`,
-)
+  selected: '*',
+  shapeKey: (shape) => shape.filtered.map((applies) => (applies ? 1 : 0)).join(''),
+  keyColumn: 'timestamp_start',
+  idColumn: 'id',
+  // Those that can be large (the other texts are at most 2,048 characters); the memory store
+  // measures the same fields. Each costs a function call per row of every page.
+  sizedColumns: ['transcript_text', 'conversation_analytics', 'admin_comments'],
+  cursorAt: 1,
+})
 
 interface StatsRow {
   readonly conversation_count?: number | string
@@ -54,9 +60,8 @@ export const knexConversationRepository = (db: Knex): ConversationRepository => 
   list: (orgId, filter, page) =>
     attempt(async () => {
       const filterValues = filterConditions.map((condition) => filter[condition.field] ?? null)
-      const shape = { page: pageShapeOf(page), filtered: filterValues.map((value) => value !== null) }
-      const rows = await listed<ConversationRow>(db, [orgId, ...cursorValues(page), ...filterValues], shape)
-      return pageOfRows(rows, page, conversationFromRow, cursorOf)
+      const shape = { filtered: filterValues.map((value) => value !== null) }
+      return listed(db, [orgId, ...cursorValues(page), ...filterValues], shape, page, conversationFromRow, cursorOf)
     }),
   insert: (conversation) =>
     attempt(async () => {

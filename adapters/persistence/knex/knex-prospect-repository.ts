@@ -25,6 +25,7 @@ const bySource = compiledFirst(
   (locked) => (locked ? 'locked' : ''),
 )
 
+/** A prospect is a few hundred bytes (its source is at most 512 characters): no page of them needs a byte budget. */
 const byOrganisation = compiledRead(
   (db, value, page: PageShape) => db('prospects').where('org_id', value(0)).modify(compiledKeysetPage('created_at', 'id', page, value, 1)),
   pageShapeKey,

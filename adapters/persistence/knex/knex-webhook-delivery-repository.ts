@@ -1,13 +1,13 @@
 import * as O from 'fp-ts/Option'
 import { Knex } from 'knex'
-import { ClaimedDelivery, WebhookDeliveryFilter, WebhookDeliveryRepository } from '../../../application/ports/webhook-delivery-repository'
+import { ClaimedDelivery, WebhookDeliveryRepository } from '../../../application/ports/webhook-delivery-repository'
 import { HttpMethod } from '../../../domain/action/action'
 import { Timestamp } from '../../../domain/shared/time'
 import { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookEvent } from '../../../domain/webhook/webhook-delivery'
 import { fromJsonColumn } from '../../shared/stored-json'
 import { attempt } from '../attempt'
-import { changesOf, firstRow, insertRows, returnedRowsOfSql, rowsOf, updateWhere } from './statements'
-import { keysetPage, pageOfRows } from './keyset-page'
+import { changesOf, firstRow, insertRows, returnedRowsOfSql, updateWhere } from './statements'
+import { budgetedKeysetList, cursorValues } from './keyset-page'
 import { writtenLimit } from './limit'
 import { integer, toJson } from './rows'
 
@@ -82,13 +82,32 @@ const fromRow = (row: WebhookDeliveryRow): WebhookDelivery => ({
 
 const cursorOf = (delivery: WebhookDelivery) => ({ key: delivery.createdAt, id: delivery.id })
 
-const filtered =
-  (filter: WebhookDeliveryFilter) =>
-  (query: Knex.QueryBuilder): void => {
-    if (filter.conversationId !== undefined) void query.where('conversation_id', filter.conversationId)
-    if (filter.actionId !== undefined) void query.where('action_id', filter.actionId)
-    if (filter.status !== undefined) void query.where('status', filter.status)
-  }
+/** The filter's conditions, in the order of their values after the organisation and the cursor. */
+const filterColumns = [
+  { field: 'conversationId', column: 'conversation_id' },
+  { field: 'actionId', column: 'action_id' },
+  { field: 'status', column: 'status' },
+] as const
+
+/**
+ * Values: organisation, the cursor's two, then one per `filterColumns` (null where it does not
+ * apply); the shape says which apply. A page is measured by its bodies, which reach 2 MiB each.
+ */
+const listed = budgetedKeysetList({
+  rows: (db, value, filtered: ReadonlyArray<boolean>) => {
+    const query = db(table).where('org_id', value(0))
+    filterColumns.forEach(({ column }, i) => {
+      if (filtered[i]) void query.where(column, value(3 + i))
+    })
+    return query
+  },
+  selected: '*',
+  shapeKey: (filtered) => filtered.map((applies) => (applies ? 1 : 0)).join(''),
+  keyColumn: 'created_at',
+  idColumn: 'id',
+  sizedColumns: ['request_body'],
+  cursorAt: 1,
+})
 
 /** Rows per INSERT: well under SQLite's limit on bound parameters. */
 const insertChunk = 50
@@ -138,8 +157,9 @@ export const knexWebhookDeliveryRepository = (db: Knex): WebhookDeliveryReposito
       }),
     list: (orgId, filter, page) =>
       attempt(async () => {
-        const rows = await rowsOf<WebhookDeliveryRow>(db(table).where('org_id', orgId).modify(filtered(filter)).modify(keysetPage('created_at', 'id', page)))
-        return pageOfRows(rows, page, fromRow, cursorOf)
+        const filterValues = filterColumns.map(({ field }) => filter[field] ?? null)
+        const filtered = filterValues.map((value) => value !== null)
+        return listed(db, [orgId, ...cursorValues(page), ...filterValues], filtered, page, fromRow, cursorOf)
       }),
     claimDue: (now, limit, leaseUntil) =>
       attempt(async () => {

@@ -71,6 +71,8 @@ const isPlain = (bindings: ReadonlyArray<unknown>): bindings is ReadonlyArray<Bi
 
 interface KeptStatement {
   all(...bindings: Binding[]): unknown[] | Promise<unknown[]>
+  /** better-sqlite3's rows one at a time; returning the iterator early resets the statement. */
+  iterate(...bindings: Binding[]): IterableIterator<unknown>
   run(...bindings: Binding[]): { readonly changes: number } | Promise<{ readonly changes: number }>
 }
 
@@ -130,6 +132,22 @@ export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: Read
   return (await db.raw(sql, [...bindings])) as unknown as R[]
 }
 
+/**
+ * The SQLite text of `build`'s query for a shape, compiled once per shape and kept (every SQLite
+ * client and transaction compiles a query to the same text), or null on PostgreSQL and for a
+ * query that must be built afresh with its values.
+ */
+const compiledTexts = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string) => {
+  const texts = new Map<string, Compiled | null>()
+  return (db: Knex, shape: S): Compiled | null => {
+    if (db.client.dialect !== 'sqlite3') return null
+    const key = shapeKey(shape)
+    let compiled = texts.get(key)
+    if (compiled === undefined) texts.set(key, (compiled = compile((value) => build(db, value, shape))))
+    return compiled
+  }
+}
+
 /** A value a compiled read takes, where its query has the `index`th of the values it is run with. */
 export type ValueAt = (index: number) => Binding
 
@@ -187,15 +205,10 @@ export const compiledRead = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
 ) => {
-  // SQLite's texts, by shape: every SQLite client and transaction compiles a query to the same text.
-  const compiledTexts = new Map<string, Compiled | null>()
+  const sqliteText = compiledTexts(build, shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
-    const built = (): Promise<R[]> => rowsOf<R>(build(db, (index) => values[index], shape))
-    if (db.client.dialect !== 'sqlite3') return built()
-    const key = shapeKey(shape)
-    let compiled = compiledTexts.get(key)
-    if (compiled === undefined) compiledTexts.set(key, (compiled = compile((value) => build(db, value, shape))))
-    if (compiled === null) return built()
+    const compiled = sqliteText(db, shape)
+    if (compiled === null) return rowsOf<R>(build(db, (index) => values[index], shape))
     const bindings = bindingsOf(compiled, values)
     const connection = directConnectionFor(db.client, false)
     if (connection !== undefined) return (await statementOf(connection, compiled.sql).all(...bindings)) as R[]
@@ -203,6 +216,40 @@ export const compiledRead = <S = undefined>(
     return (await db.raw(compiled.sql, bindings)) as unknown as R[]
   }
 }
+
+/**
+ * A compiled read whose rows are offered one at a time to `take` until it refuses one, run on
+ * SQLite's connection directly through better-sqlite3's `iterate`: no row after the refused one is
+ * read. The rows taken, or undefined when the read cannot run so now (PostgreSQL, a query built
+ * afresh, a transaction holding the connection, another process's lock), for the caller to read
+ * another way. Shapes as `compiledRead`'s.
+ */
+export const compiledReadWhile = <S = undefined>(
+  build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
+  shapeKey: (shape: S) => string = () => '',
+) => {
+  const sqliteText = compiledTexts(build, shapeKey)
+  return <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): R[] | undefined => {
+    const compiled = sqliteText(db, shape)
+    const connection = compiled === null ? undefined : directConnectionFor(db.client, false)
+    if (compiled === null || connection === undefined) return undefined
+    const taken: R[] = []
+    try {
+      for (const row of statementOf(connection, compiled.sql).iterate(...bindingsOf(compiled, values))) {
+        // Leaving the loop returns the iterator, which resets the statement.
+        if (!take(row as R)) break
+        taken.push(row as R)
+      }
+    } catch (error) {
+      if (isSqliteBusy(error) && taken.length === 0) return undefined
+      throw error
+    }
+    return taken
+  }
+}
+
+const isSqliteBusy = (error: unknown): boolean =>
+  typeof (error as { code?: unknown } | null)?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY')
 
 /** A compiled read of one row by its values, as `firstRow` reads (the limit written in); shapes as `compiledRead`'s. */
 export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey?: (shape: S) => string) => {

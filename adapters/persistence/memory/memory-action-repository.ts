@@ -1,9 +1,12 @@
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { insertNew, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
-import { pageOfRecords } from './memory-paging'
+import { pageOfRecords, storedBytes } from './memory-paging'
 
 const createdAtOf = (action: Action): string => action.createdAt
+
+/** The fields whose columns the SQL stores measure a page by (knex-action-repository.ts). */
+const sizeOf = (a: Action): number => storedBytes(a.parameters, a.endpoint)
 
 export const memoryActionRepository = (access: MemoryAccess): ActionRepository => ({
   findById: (orgId, id) => access((state) => ownedCopy(orgId, state.actions.get(id))),
@@ -13,6 +16,7 @@ export const memoryActionRepository = (access: MemoryAccess): ActionRepository =
         [...state.actions.values()].filter((action) => action.orgId === orgId),
         createdAtOf,
         page,
+        sizeOf,
       ),
     ),
   listLinkedToAgent: (orgId, agentId, page, triggers) =>
@@ -23,7 +27,7 @@ export const memoryActionRepository = (access: MemoryAccess): ActionRepository =
         if (action === undefined || action.orgId !== orgId) continue
         if (triggers === undefined || (action.invocationTrigger !== null && triggers.includes(action.invocationTrigger))) linked.push(action)
       }
-      return pageOfRecords(linked, createdAtOf, page)
+      return pageOfRecords(linked, createdAtOf, page, sizeOf)
     }),
   insert: (action) => access((state) => insertNew(state.actions, action)),
   update: (action) => access((state) => replaceIfNext(state.actions, action)),

@@ -1,9 +1,12 @@
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { insertNew, linkKey, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
-import { pageOfRecords } from './memory-paging'
+import { pageOfRecords, storedBytes } from './memory-paging'
 
 const createdAtOf = (agent: AiAgent): string => agent.createdAt
+
+/** The fields whose columns the SQL stores measure a page by (knex-ai-agent-repository.ts). */
+const sizeOf = (a: AiAgent): number => storedBytes(a.roleDescription, a.mission, a.transcriber, a.intelligenceProvider)
 
 export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository => ({
   findById: (orgId, id) => access((state) => ownedCopy(orgId, state.agents.get(id))),
@@ -14,6 +17,7 @@ export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository
         [...state.agents.values()].filter((agent) => agent.orgId === orgId),
         createdAtOf,
         page,
+        sizeOf,
       ),
     ),
   insert: (agent) => access((state) => insertNew(state.agents, agent)),

@@ -3,7 +3,7 @@ import { Conversation } from '../../../domain/conversation/conversation'
 import { ProspectStats } from '../../../domain/prospect/prospect'
 import { earliest, latest } from '../../../domain/shared/time'
 import { insertNew, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
-import { pageOfRecords } from './memory-paging'
+import { pageOfRecords, storedBytes } from './memory-paging'
 
 const matches =
   (orgId: string, filter: ConversationFilter) =>
@@ -15,11 +15,15 @@ const matches =
     (filter.from === undefined || conversation.timestampStart >= filter.from) &&
     (filter.to === undefined || conversation.timestampStart < filter.to)
 
+/** The fields whose columns the SQL stores measure a page by (knex-conversation-repository.ts). */
+const sizeOf = (c: Conversation): number =>
+  storedBytes(c.transcriptText, c.conversationAnalytics, c.adminComments)
+
 export const memoryConversationRepository = (access: MemoryAccess): ConversationRepository => ({
   findById: (orgId, id) => access((state) => ownedCopy(orgId, state.conversations.get(id))),
   list: (orgId, filter, page) =>
     access((state) =>
-      pageOfRecords([...state.conversations.values()].filter(matches(orgId, filter)), (c) => c.timestampStart, page),
+      pageOfRecords([...state.conversations.values()].filter(matches(orgId, filter)), (c) => c.timestampStart, page, sizeOf),
     ),
   insert: (conversation) => access((state) => insertNew(state.conversations, conversation)),
   update: (conversation) => access((state) => replaceIfNext(state.conversations, conversation)),

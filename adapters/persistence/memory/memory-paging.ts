@@ -1,4 +1,4 @@
-import { Page, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { budgetCut, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
 
 const compareKeys = (keyA: string, idA: string, keyB: string, idB: string): number =>
   keyA < keyB ? -1 : keyA > keyB ? 1 : idA < idB ? -1 : idA > idB ? 1 : 0
@@ -10,16 +10,37 @@ const compareKeys = (keyA: string, idA: string, keyB: string, idB: string): numb
 export const inKeyOrder = <T extends { readonly id: string }>(records: Iterable<T>, keyOf: (record: T) => string): T[] =>
   [...records].sort((a, b) => compareKeys(keyOf(a), a.id, keyOf(b), b.id)).map((record) => structuredClone(record))
 
-/** One keyset page of `records`: those strictly after the cursor, in (sort key, id) order. */
+/**
+ * The bytes `values` would take as the SQL stores hold them: a string as its UTF-8, anything else
+ * as its JSON (null and absent as nothing). The memory store measures a page by it, as the SQL
+ * stores measure the same fields' columns, so that it cuts pages where they do.
+ */
+export const storedBytes = (...values: ReadonlyArray<unknown>): number => {
+  let bytes = 0
+  for (const value of values) {
+    if (value === null || value === undefined) continue
+    bytes += Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value))
+  }
+  return bytes
+}
+
+/**
+ * One keyset page of `records`: those strictly after the cursor, in (sort key, id) order, and no
+ * more of them than `pageBudgetBytes` holds by `sizeOf` (the same fields the SQL stores measure).
+ */
 export const pageOfRecords = <T extends { readonly id: string }>(
   records: Iterable<T>,
   keyOf: (record: T) => string,
   page: PageRequest,
+  sizeOf: (record: T) => number = () => 0,
 ): Page<T> => {
   const after = page.after
   const rows = inKeyOrder(
     [...records].filter((record) => after === null || compareKeys(keyOf(record), record.id, after.key, after.id) > 0),
     keyOf,
   ).slice(0, page.limit + 1)
-  return pageFrom(rows, page.limit, (record) => ({ key: keyOf(record), id: record.id }))
+  const cursorOf = (record: T) => ({ key: keyOf(record), id: record.id })
+  const cut = budgetCut(rows.map(sizeOf), page.limit)
+  if (cut === null) return pageFrom(rows, page.limit, cursorOf)
+  return { items: rows.slice(0, cut), next: cursorOf(rows[cut - 1]) }
 }

@@ -1,7 +1,7 @@
 import * as O from 'fp-ts/Option'
 import { ClaimedDelivery, WebhookDeliveryFilter, WebhookDeliveryRepository } from '../../../application/ports/webhook-delivery-repository'
 import { WebhookDelivery } from '../../../domain/webhook/webhook-delivery'
-import { inKeyOrder, pageOfRecords } from './memory-paging'
+import { inKeyOrder, pageOfRecords, storedBytes } from './memory-paging'
 import { insertNew, MemoryAccess, ownedCopy, StoredWebhookDelivery } from './memory-state'
 
 const withoutLease = (stored: StoredWebhookDelivery): WebhookDelivery => {
@@ -34,7 +34,7 @@ export const memoryWebhookDeliveryRepository = (access: MemoryAccess): WebhookDe
   findById: (orgId, id) => access((state) => O.map(withoutLease)(ownedCopy(orgId, state.webhookDeliveries.get(id)))),
   list: (orgId, filter, page) =>
     access((state) => {
-      const listed = pageOfRecords([...state.webhookDeliveries.values()].filter(matches(orgId, filter)), (d) => d.createdAt, page)
+      const listed = pageOfRecords([...state.webhookDeliveries.values()].filter(matches(orgId, filter)), (d) => d.createdAt, page, (d) => storedBytes(d.request.body))
       return { items: listed.items.map(withoutLease), next: listed.next }
     }),
   claimDue: (now, limit, leaseUntil) =>

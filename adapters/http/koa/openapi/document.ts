@@ -1,5 +1,6 @@
 import { maxHeaderSize } from 'node:http'
 import { defaultPageSize, maxPageSize } from '../../../../application/shared/list-query'
+import { pageBudgetBytes } from '../../../../application/ports/paging'
 import { bodyLimitBytes } from '../json-body'
 import { retryAfterSeconds } from '../problem'
 import {
@@ -627,7 +628,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         '',
         `A request that cannot be read as HTTP/1.1 reaches no operation and is answered on any path, with \`Connection: close\`: 400 \`malformed_request\` for a request line, headers or framing that cannot be parsed (\`Transfer-Encoding\` with \`Content-Length\`, say), 431 \`headers_too_large\` for a request line and headers over ${maxHeaderSize} bytes, 408 \`request_timeout\` for a request not received within the server's timeouts, 413 \`payload_too_large\` for oversized chunk extensions.`,
         '',
-        'Every response carries `X-Request-Id` (a client\'s own value of 1-128 safe characters is echoed). Single records carry an `ETag`; PUT, PATCH and DELETE honour `If-Match`, and a GET of one record answers `If-None-Match` with 304 Not Modified. Lists are JSON arrays of at most `limit` records; while more remain, `Link: <…>; rel="next"` gives the next page.',
+        `Every response carries \`X-Request-Id\` (a client's own value of 1-128 safe characters is echoed). Single records carry an \`ETag\`; PUT, PATCH and DELETE honour \`If-Match\`, and a GET of one record answers \`If-None-Match\` with 304 Not Modified. Lists are JSON arrays of at most \`limit\` records, and of about ${pageBudgetBytes / 2 ** 20} MiB of stored records (at least one); while more remain, \`Link: <…>; rel="next"\` gives the next page, which a shorter page can have too.`,
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Switchboard maintainers' },
@@ -650,7 +651,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           name: 'limit',
           in: 'query',
           required: false,
-          description: `How many records at most (1-${maxPageSize}).`,
+          description: `How many records at most (1-${maxPageSize}). A page of large records also stops at ${pageBudgetBytes / 2 ** 20} MiB of them (always holding one), so a shorter page may still have a next link.`,
           schema: { type: 'integer', minimum: 1, maximum: maxPageSize, default: defaultPageSize },
         },
         Cursor: {
