@@ -92,21 +92,66 @@ export const maxWebhookBodyLength = 2 * 1024 * 1024
 /** Why a delivery whose body could not be made is failed from the start, never sent. */
 export const bodyTooLargeError = `not sent: the payload template fills to more than ${maxWebhookBodyLength} characters for this conversation`
 
-/** Whether a delivery was born failed for its body (`bodyTooLargeError`): it has nothing to send, ever. */
-export const hasNoBody = (delivery: WebhookDelivery): boolean => delivery.attempts[0]?.error === bodyTooLargeError
+/**
+ * The most one change of a conversation queues in webhook bodies, in UTF-16 units, over all its
+ * deliveries: sixteen of the largest bodies, or thousands of ordinary ones (a 20-line
+ * conversation's default body is about 4,000). Every webhook action linked to the agent gets a
+ * body of its own, most of them a copy of the conversation; without a bound, an agent with
+ * hundreds of webhook actions turned one request into hundreds of megabytes written in its
+ * transaction.
+ */
+export const maxQueuedBodiesLength = 16 * maxWebhookBodyLength
 
-/** Such a delivery after a retry was asked for: one more attempt saying why, failed again, nothing sent. */
+/** Why the deliveries of a change are failed from the start once its bodies reach the bound. */
+export const queueFullError = `not sent: this conversation's webhook bodies came to more than ${maxQueuedBodiesLength} characters in all, and this one would have passed that`
+
+/** The reasons a delivery is written failed from the start, with nothing to send, ever. */
+const notSentReasons: ReadonlyArray<string> = [bodyTooLargeError, queueFullError]
+
+/** A delivery's body, or why it has none: a string here could be anything a template fills to. */
+export type QueuedBody = string | { readonly notSent: string }
+
+/**
+ * The bodies of one change's deliveries, in the order they are queued, counted against
+ * `maxQueuedBodiesLength`: the body that would pass it, and every one after it, is not sent. A
+ * null body (its template fills past `maxWebhookBodyLength`) is not sent either, and counts for
+ * nothing. `make` is called only while there is room, so a full queue builds no more bodies.
+ */
+export const queuedBodies = (): ((make: () => string | null) => QueuedBody) => {
+  let total = 0
+  let full = false
+  return (make) => {
+    if (full) return { notSent: queueFullError }
+    const body = make()
+    if (body === null) return { notSent: bodyTooLargeError }
+    if (total + body.length > maxQueuedBodiesLength) {
+      full = true
+      return { notSent: queueFullError }
+    }
+    total += body.length
+    return body
+  }
+}
+
+/** Whether a delivery was born failed (`newWebhookDelivery` without a body): it has nothing to send, ever. */
+export const hasNoBody = (delivery: WebhookDelivery): boolean => {
+  const first = delivery.attempts[0]?.error
+  return first !== undefined && first !== null && notSentReasons.includes(first)
+}
+
+/** Such a delivery after a retry was asked for: one more attempt saying why again, failed again, nothing sent. */
 export const refusedAgain = (delivery: WebhookDelivery, at: Timestamp): WebhookDelivery => ({
   ...delivery,
   status: 'failed',
-  attempts: [...delivery.attempts, { at, statusCode: null, error: bodyTooLargeError, durationMs: 0 }],
+  attempts: [...delivery.attempts, { at, statusCode: null, error: delivery.attempts[0]?.error ?? bodyTooLargeError, durationMs: 0 }],
   nextAttemptAt: null,
 })
 
 /**
- * The outbox row for one action and event. `body` null means the endpoint's payload template
- * would fill past `maxWebhookBodyLength`: the delivery is written failed, with that reason as its only
- * attempt, so the conversation is stored and the action's owner can see why nothing was sent.
+ * The outbox row for one action and event. A body that is not sent (its template fills past
+ * `maxWebhookBodyLength`, or the change's bodies passed `maxQueuedBodiesLength`) makes the delivery
+ * failed from the start, with the reason as its only attempt, so the conversation is stored and
+ * the action's owner can see why nothing was sent.
  */
 export const newWebhookDelivery = (fields: {
   readonly id: string
@@ -115,14 +160,15 @@ export const newWebhookDelivery = (fields: {
   readonly conversationId: string
   readonly event: WebhookEvent
   readonly endpoint: HttpActionEndpoint
-  readonly body: string | null
+  readonly body: QueuedBody
   readonly at: Timestamp
 }): WebhookDelivery => {
-  const request = { method: fields.endpoint.method, url: fields.endpoint.url, headers: headersOf(fields.endpoint), body: fields.body ?? '' }
+  const body = fields.body
+  const request = { method: fields.endpoint.method, url: fields.endpoint.url, headers: headersOf(fields.endpoint), body: typeof body === 'string' ? body : '' }
   const shared = { id: fields.id, orgId: fields.orgId, actionId: fields.actionId, conversationId: fields.conversationId, event: fields.event, createdAt: fields.at, request }
-  return fields.body === null
-    ? { ...shared, status: 'failed', attempts: [{ at: fields.at, statusCode: null, error: bodyTooLargeError, durationMs: 0 }], nextAttemptAt: null }
-    : { ...shared, status: 'pending', attempts: [], nextAttemptAt: fields.at }
+  return typeof body === 'string'
+    ? { ...shared, status: 'pending', attempts: [], nextAttemptAt: fields.at }
+    : { ...shared, status: 'failed', attempts: [{ at: fields.at, statusCode: null, error: body.notSent, durationMs: 0 }], nextAttemptAt: null }
 }
 
 /**

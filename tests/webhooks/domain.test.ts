@@ -1,7 +1,21 @@
 import { expect } from 'chai'
 import { HttpActionEndpoint } from '../../domain/action/action'
 import { timestampFromMillis } from '../../domain/shared/time'
-import { afterAttempt, AttemptOutcome, bodyTooLargeError, defaultRetryPolicy, maxWebhookBodyLength, newWebhookDelivery, retryDelayMs, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import {
+  afterAttempt,
+  AttemptOutcome,
+  bodyTooLargeError,
+  defaultRetryPolicy,
+  hasNoBody,
+  maxQueuedBodiesLength,
+  maxWebhookBodyLength,
+  newWebhookDelivery,
+  queuedBodies,
+  queueFullError,
+  refusedAgain,
+  retryDelayMs,
+  WebhookDelivery,
+} from '../../domain/webhook/webhook-delivery'
 import { defaultWebhookBody, fillTemplate, webhookBodiesOf, webhookBody, webhookContext } from '../../domain/webhook/webhook-payload'
 import { newWebhookSecret, rotatedSecret, signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { aConversation, anAction, at } from '../support/builders'
@@ -165,9 +179,44 @@ describe('webhook payload (domain)', () => {
   })
 
   it('a delivery whose body could not be made is failed from the start, with the reason as its only attempt', () => {
-    const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint: anAction().endpoint as HttpActionEndpoint, body: null, at: at(0) })
+    const delivery = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint: anAction().endpoint as HttpActionEndpoint, body: { notSent: bodyTooLargeError }, at: at(0) })
     expect(delivery).to.deep.include({ status: 'failed', nextAttemptAt: null, attempts: [{ at: at(0), statusCode: null, error: bodyTooLargeError, durationMs: 0 }] })
     expect(delivery.request.body).to.equal('')
+  })
+
+  describe('queuedBodies: one change\'s bodies against maxQueuedBodiesLength', () => {
+    const third = Math.floor(maxQueuedBodiesLength / 3)
+    it('queues bodies while they fit, up to the bound exactly', () => {
+      const queued = queuedBodies()
+      expect(queued(() => 'a'.repeat(third))).to.have.length(third)
+      expect(queued(() => 'b'.repeat(third))).to.have.length(third)
+      expect(queued(() => 'c'.repeat(maxQueuedBodiesLength - 2 * third))).to.have.length(maxQueuedBodiesLength - 2 * third)
+    })
+    it('refuses the body that would pass it and every later one, without making them', () => {
+      const queued = queuedBodies()
+      queued(() => 'a'.repeat(2 * third))
+      expect(queued(() => 'b'.repeat(2 * third))).to.deep.equal({ notSent: queueFullError })
+      let made = 0
+      expect(queued(() => (made++, 'small'))).to.deep.equal({ notSent: queueFullError })
+      expect(made, 'bodies made once the queue is full').to.equal(0)
+    })
+    it('gives a template filled past its own bound as that, counting nothing', () => {
+      const queued = queuedBodies()
+      expect(queued(() => null)).to.deep.equal({ notSent: bodyTooLargeError })
+      expect(queued(() => 'a'.repeat(maxQueuedBodiesLength))).to.have.length(maxQueuedBodiesLength)
+    })
+  })
+
+  it('a delivery born failed for either reason has no body, and a retry repeats its reason', () => {
+    const endpoint = anAction().endpoint as HttpActionEndpoint
+    for (const reason of [bodyTooLargeError, queueFullError]) {
+      const born = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint, body: { notSent: reason }, at: at(0) })
+      expect(hasNoBody(born), reason).to.equal(true)
+      expect(refusedAgain(born, at(5)).attempts.map((attempt) => attempt.error)).to.deep.equal([reason, reason])
+    }
+    const sendable = newWebhookDelivery({ id: 'whd.2', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint, body: queueFullError, at: at(0) })
+    expect(hasNoBody(sendable), 'a body that reads like a reason is still a body').to.equal(false)
+    expect(sendable.request.body).to.equal(queueFullError)
   })
 
   it('without a payload, the default body', () => {

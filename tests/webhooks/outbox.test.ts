@@ -6,9 +6,10 @@ import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { Store } from '../../adapters/persistence/store'
 import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
 import { Core, createCore } from '../../application/core'
+import { Cursor, Page } from '../../application/ports/paging'
 import { AiAgent } from '../../domain/ai-agent/ai-agent'
 import { Actor } from '../../domain/shared/audit'
-import { bodyTooLargeError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { bodyTooLargeError, maxQueuedBodiesLength, queueFullError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { anAction, at } from '../support/builders'
 import { fakePhoneNumbers, fakeTokenSecrets, fixedClock, schemaChecker, sequentialIds, SteppableClock } from '../support/fakes'
 import { migratedKnexStore } from '../support/stores'
@@ -81,6 +82,31 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
     ])
     const failed = written.find((d) => d.actionId === huge.id)!
     expect(failed).to.deep.include({ conversationId: conversation.id, nextAttemptAt: null, attempts: [{ at: conversation.createdAt, statusCode: null, error: bodyTooLargeError, durationMs: 0 }] })
+  })
+
+  it('past the bound on all its bodies, a change writes its later deliveries failed, in the actions\' order, building no more bodies', async () => {
+    // Each body is 900 copies of a 2,000-character summary, about 1.8 million characters: 18 fit in
+    // the bound of about 33.5 million, the 19th would pass it, and so would anything after it.
+    const big = { url: 'https://h.example/big', method: 'POST', payload: { t: '{{conversation.transcriptSummary}}'.repeat(900) } }
+    const linked = []
+    for (let i = 0; i < 20; i++) linked.push(await link(webhookAction('webhook.conversation_start', big)))
+    linked.push(await link(webhookAction('webhook.conversation_start')))
+    const conversation = await runRight(world.core.createConversation(alice, conversationBody(agent.id, { transcriptSummary: 's'.repeat(2_000) })))
+    // The listing pages by bytes too (4 MiB, two of these bodies), so follow it to the end.
+    const written: WebhookDelivery[] = []
+    for (let after: Cursor | null = null; ; ) {
+      const page: Page<WebhookDelivery> = await runRight(world.store.repositories.webhookDeliveries.list(alice.orgId, { conversationId: conversation.id }, { limit: 500, after }))
+      written.push(...page.items)
+      if (page.next === null) break
+      after = page.next
+    }
+    expect(written.map((d) => d.actionId)).to.deep.equal(linked.map((action) => action.id))
+    expect(written.map((d) => d.status)).to.deep.equal([...Array(18).fill('pending'), 'failed', 'failed', 'failed'])
+    expect(written.slice(0, 18).reduce((sum, d) => sum + d.request.body.length, 0)).to.be.at.most(maxQueuedBodiesLength)
+    for (const failed of written.slice(18)) {
+      expect(failed).to.deep.include({ nextAttemptAt: null, attempts: [{ at: conversation.createdAt, statusCode: null, error: queueFullError, durationMs: 0 }] })
+      expect(failed.request.body).to.equal('')
+    }
   })
 
   it('a conversation created with an end writes the start and the end deliveries', async () => {
