@@ -31,10 +31,15 @@ const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice
 
 class RefusedAddress extends Error {}
 
+/**
+ * The attempt's error, which the action's owner reads in the delivery's history. A name's address
+ * is left out: it is the service's network's answer, and writing it down would let a tenant map
+ * internal names to addresses one webhook at a time. The kind of address says enough to act on.
+ */
 const refusal = (host: string, address: string): RefusedAddress => {
   const why = refusalOf(address)
-  const named = host === address ? address : `${host} (${address})`
-  return new RefusedAddress(`refused: ${named} is a ${why} address; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it`)
+  const named = host === address ? `${address} is` : `${host} resolves to`
+  return new RefusedAddress(`refused: ${named} a ${why} address; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it`)
 }
 
 /**
