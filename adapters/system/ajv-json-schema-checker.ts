@@ -138,7 +138,7 @@ const problemsIn = (dialect: Dialect, schema: JsonObject): string[] => {
  * draft-07 accepts (tuple `items`) gets a hint to say so, rather than being guessed at: a guess
  * would leave 2020-12 keywords such as `prefixItems` unchecked.
  */
-const check = (schema: JsonObject): ReadonlyArray<string> => {
+export const checkSchema = (schema: JsonObject): ReadonlyArray<string> => {
   try {
     const declared = schema.$schema
     if (declared === undefined) {
@@ -168,7 +168,8 @@ const check = (schema: JsonObject): ReadonlyArray<string> => {
  */
 const checked = lruMap<string, ReadonlyArray<string>>(500)
 
-const keyOf = (schema: JsonObject): string | null => {
+/** The verdict cache's key for `schema`, or null when it has none (nesting too deep to write out). */
+export const verdictKeyOf = (schema: JsonObject): string | null => {
   try {
     return hash('sha256', JSON.stringify(schema), 'hex')
   } catch {
@@ -177,14 +178,21 @@ const keyOf = (schema: JsonObject): string | null => {
   }
 }
 
+/** The verdict kept for `key`, if any. */
+export const knownVerdict = (key: string): ReadonlyArray<string> | undefined => checked.get(key)
+
+/** Keeps the verdict on the schema of `key`. */
+export const keepVerdict = (key: string, problems: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const kept = Object.freeze([...problems])
+  checked.set(key, kept)
+  return kept
+}
+
+/** Checks on the calling thread; see threaded-json-schema-checker.ts for the service's own. */
 export const ajvJsonSchemaChecker: JsonSchemaChecker = {
   problemsOf: (schema) => {
-    const key = keyOf(schema)
-    if (key === null) return check(schema)
-    const known = checked.get(key)
-    if (known !== undefined) return known
-    const problems = Object.freeze([...check(schema)])
-    checked.set(key, problems)
-    return problems
+    const key = verdictKeyOf(schema)
+    if (key === null) return checkSchema(schema)
+    return knownVerdict(key) ?? keepVerdict(key, checkSchema(schema))
   },
 }

@@ -1,8 +1,9 @@
 import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
 import * as t from 'io-ts'
 import { ActionEndpoint, ActionFields, httpMethods, invocationTriggers } from '../../domain/action/action'
-import { JsonObject } from '../../domain/shared/json'
+import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
 import { describedAs, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
@@ -97,19 +98,6 @@ const endpoint = describedAs(new t.Type<ActionEndpoint, unknown, unknown>(
  */
 export const maxSchemaNodes = 1_000
 
-/** Whether `value` holds more than `max` objects and arrays, itself included; stops counting past it. */
-const holdsMoreThan = (value: unknown, max: number): boolean => {
-  let count = 0
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const next = pending.pop()
-    if (typeof next !== 'object' || next === null) continue
-    if (++count > max) return true
-    for (const item of Object.values(next)) if (typeof item === 'object' && item !== null) pending.push(item)
-  }
-  return false
-}
-
 const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unknown> =>
   describedAs(new t.Type<JsonObject, unknown, unknown>(
     'JSON Schema',
@@ -129,6 +117,19 @@ const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unk
       ),
     t.identity,
   ), { type: 'object', description: 'A JSON Schema (draft 2020-12, or draft-07 with its `$schema`) of the arguments.' })
+
+/**
+ * Before a body is decoded: has the checker work out its `parameters` schema off the event loop
+ * (`JsonSchemaChecker.prepare`), so that decoding finds the verdict ready. Only for an object within
+ * `maxSchemaNodes`, as the codec asks about no other. Never fails.
+ */
+export const schemaCheckedAhead = (checker: JsonSchemaChecker, input: unknown): TE.TaskEither<never, void> => {
+  const parameters = typeof input === 'object' && input !== null ? (input as { readonly parameters?: unknown }).parameters : undefined
+  const prepare = checker.prepare
+  const isObject = typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters)
+  if (prepare === undefined || !isObject || holdsMoreThan(parameters, maxSchemaNodes)) return TE.right(undefined)
+  return TE.fromTask(() => prepare(parameters as JsonObject))
+}
 
 export const actionReadOnlyFields = ['id', 'orgId', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']
 

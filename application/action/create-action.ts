@@ -9,7 +9,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
 import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { chainW } from '../shared/task-either'
-import { decodeActionFields } from './action-input'
+import { decodeActionFields, schemaCheckedAhead } from './action-input'
 
 export type CreateActionError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
 
@@ -24,7 +24,8 @@ export const createAction = (deps: {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, input: unknown, inTransaction?: InTransaction<Action>): TE.TaskEither<CreateActionError, Action> =>
     pipe(
-      TE.fromEither(decode(input)),
+      schemaCheckedAhead(deps.schemas, input),
+      TE.chainEitherKW(() => decode(input)),
       TE.map((fields) => newAction(deps.ids.next('action'), actor.orgId, fields, created(actorName(actor), deps.clock.now()))),
       chainW((action) =>
         writeCommittedWith(deps, inTransaction)((repositories) =>

@@ -1,3 +1,4 @@
+import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Action, replaceAction } from '../../domain/action/action'
 import { Actor, actorName, touched } from '../../domain/shared/audit'
@@ -6,7 +7,7 @@ import { ActionRepository } from '../ports/action-repository'
 import { Clock } from '../ports/clock'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
 import { IfMatch, replaceRecord } from '../shared/use-case-kit'
-import { decodeActionFields } from './action-input'
+import { decodeActionFields, schemaCheckedAhead } from './action-input'
 
 export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
 
@@ -14,11 +15,16 @@ export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed
 export const updateAction = (deps: { actions: ActionRepository; clock: Clock; schemas: JsonSchemaChecker }) => {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
-    replaceRecord('action', deps.actions, {
-      orgId: actor.orgId,
-      id,
-      ifMatch,
-      fields: decode(input),
-      replace: (current, fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now())),
-    })
+    pipe(
+      schemaCheckedAhead(deps.schemas, input),
+      TE.chainW(() =>
+        replaceRecord('action', deps.actions, {
+          orgId: actor.orgId,
+          id,
+          ifMatch,
+          fields: decode(input),
+          replace: (current, fields) => replaceAction(current, fields, touched(current, actorName(actor), deps.clock.now())),
+        }),
+      ),
+    )
 }

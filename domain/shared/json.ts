@@ -4,3 +4,16 @@ export type JsonValue = JsonPrimitive | JsonObject | ReadonlyArray<JsonValue>
 export interface JsonObject {
   readonly [key: string]: JsonValue
 }
+
+/** Whether `value` holds more than `max` objects and arrays, itself included; stops counting past it. */
+export const holdsMoreThan = (value: unknown, max: number): boolean => {
+  let count = 0
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next !== 'object' || next === null) continue
+    if (++count > max) return true
+    for (const item of Object.values(next)) if (typeof item === 'object' && item !== null) pending.push(item)
+  }
+  return false
+}

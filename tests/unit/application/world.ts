@@ -16,6 +16,7 @@ import {
   SteppableClock,
 } from '../../support/fakes'
 import { runRight } from './helpers'
+import { JsonSchemaChecker } from '../../../application/ports/json-schema-checker'
 
 /** The core on a fresh memory store, with a clock that stands still and ids in order. */
 export interface World {
@@ -26,7 +27,8 @@ export interface World {
   readonly secrets: FakeTokenSecrets
 }
 
-export const newWorld = (): World => {
+/** A world of fakes in memory; `schemas` replaces the JSON Schema checker. */
+export const newWorld = (options: { readonly schemas?: JsonSchemaChecker } = {}): World => {
   const store = createMemoryStore()
   const clock = fixedClock()
   const ids = sequentialIds()
@@ -36,7 +38,7 @@ export const newWorld = (): World => {
     unitOfWork: store.unitOfWork,
     clock,
     ids,
-    schemas: schemaChecker,
+    schemas: options.schemas ?? schemaChecker,
     phones: fakePhoneNumbers(),
     secrets,
     webhookSecretGenerator: cryptoWebhookSecrets,

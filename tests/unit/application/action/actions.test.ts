@@ -4,7 +4,9 @@ import { Action } from '../../../../domain/action/action'
 import { runLeft, runRight } from '../helpers'
 import { createCases, deleteCases, getCases, listCases, RecordUseCases, storedIn, updateCases } from '../record-use-cases'
 import { freshScenePerTest } from '../scene'
-import { actionBody, storedOrFail } from '../world'
+import { actionBody, newWorld, storedOrFail, withTwoOrganisations } from '../world'
+import { maxSchemaNodes } from '../../../../application/action/action-input'
+import { JsonSchemaChecker } from '../../../../application/ports/json-schema-checker'
 
 const actionUseCases: RecordUseCases<Action> = {
   entity: 'action',
@@ -110,5 +112,45 @@ describe('action use cases (memory store)', () => {
       expect((await runRight(world.core.listAgentActions(alice, agent.id, {}))).items).to.deep.equal([])
       expect(await runLeft(world.core.deleteAction(alice, action.id))).to.deep.equal({ _tag: 'NotFound', entity: 'action', id: action.id })
     })
+  })
+})
+
+describe('action create and update: the schema is checked ahead, off the event loop', () => {
+  /**
+   * A checker whose verdicts exist only once `prepare` has settled (a turn later), as a threaded
+   * one's do: decoding before it settles would find none and say so.
+   */
+  const aheadOnly = () => {
+    const prepared: unknown[] = []
+    const ready = new Set<string>()
+    const checker: JsonSchemaChecker = {
+      problemsOf: (schema) => (ready.has(JSON.stringify(schema)) ? [] : ['not prepared']),
+      prepare: (schema) => {
+        prepared.push(schema)
+        return new Promise((resolve) => setImmediate(() => (ready.add(JSON.stringify(schema)), resolve())))
+      },
+    }
+    return { checker, prepared }
+  }
+
+  it('prepares the body\'s parameters before decoding it, on create and on update', async () => {
+    const { checker, prepared } = aheadOnly()
+    const world = newWorld({ schemas: checker })
+    const { alice } = await withTwoOrganisations(world)
+    const created = await runRight(world.core.createAction(alice, actionBody()))
+    const parameters = { type: 'object', properties: { when: { type: 'string' } } }
+    const updated = await runRight(world.core.updateAction(alice, created.id, actionBody({ parameters })))
+    expect(updated.parameters).to.deep.equal(parameters)
+    expect(prepared).to.deep.equal([actionBody().parameters, parameters])
+  })
+
+  it('prepares nothing the codec would not check: no parameters, null, an array, past the node bound', async () => {
+    const { checker, prepared } = aheadOnly()
+    const world = newWorld({ schemas: checker })
+    const { alice } = await withTwoOrganisations(world)
+    await runRight(world.core.createAction(alice, actionBody({ parameters: null })))
+    const tooLarge = { type: 'object', properties: Object.fromEntries(Array.from({ length: maxSchemaNodes }, (_, i) => [`p${i}`, {}])) }
+    for (const parameters of [[], tooLarge, 'text']) expect((await runLeft(world.core.createAction(alice, actionBody({ parameters }))))._tag).to.equal('ValidationFailed')
+    expect(prepared).to.deep.equal([])
   })
 })

@@ -1,0 +1,112 @@
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
+import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
+import { ajvJsonSchemaChecker, keepVerdict, knownVerdict, verdictKeyOf } from './ajv-json-schema-checker'
+import type { CheckAnswer, CheckRequest } from './json-schema-check-thread'
+
+interface Waiting {
+  readonly key: string
+  readonly schema: JsonObject
+  readonly settle: () => void
+}
+
+/**
+ * The objects and arrays of a schema small enough to check on the calling thread: 64 compile in
+ * about 5 ms, what reading a large body costs there anyway, and tool schemas hold tens. Sending one
+ * to the thread and back, with its verdict's key worked out twice, cost 15-20 us per action PUT in
+ * the bench, a seventh of it; a schema past this is worth it.
+ */
+export const checkedHereUpTo = 64
+
+/**
+ * A JSON Schema checker that compiles larger schemas on a worker thread of its own. Compiling is most of a
+ * check, and all of it for a large schema: a thousand objects take about 0.3 s, which on the event
+ * loop held up every other request. `prepare` sends a schema past `checkedHereUpTo` to the thread and keeps its verdict
+ * in the same cache `problemsOf` reads (ajv-json-schema-checker.ts), so decoding the body then
+ * finds it; a schema already judged is not sent. The thread takes one schema at a time; one that
+ * takes longer than `timeoutMs` is judged unusable and the thread is replaced. Should the thread
+ * fail, `prepare` settles without a verdict and `problemsOf` checks on the calling thread, as
+ * before. The thread is started on first use and never keeps the process alive while idle.
+ */
+export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number } = {}): JsonSchemaChecker => {
+  const timeoutMs = options.timeoutMs ?? 5_000
+  const queue: Waiting[] = []
+  const pending = new Map<string, Promise<void>>()
+  let thread: Worker | undefined
+  let current: { readonly id: number; readonly waiting: Waiting; readonly timer: NodeJS.Timeout } | undefined
+  let nextId = 0
+
+  const finish = (problems: ReadonlyArray<string> | null): void => {
+    if (current === undefined) return
+    clearTimeout(current.timer)
+    const { waiting } = current
+    current = undefined
+    if (problems !== null) keepVerdict(waiting.key, problems)
+    waiting.settle()
+    sendNext()
+  }
+
+  const replaceThread = (): void => {
+    const stopped = thread
+    thread = undefined
+    if (stopped !== undefined) void stopped.terminate()
+  }
+
+  const threadNow = (): Worker => {
+    if (thread !== undefined) return thread
+    const started = new Worker(join(__dirname, 'json-schema-check-thread.js'))
+    started.on('message', (answer: CheckAnswer) => {
+      if (current !== undefined && answer.id === current.id) finish(answer.problems)
+    })
+    const lost = (): void => {
+      if (thread !== started) return
+      thread = undefined
+      finish(null)
+    }
+    started.on('error', lost)
+    started.on('exit', lost)
+    return (thread = started)
+  }
+
+  const sendNext = (): void => {
+    const waiting = queue.shift()
+    if (waiting === undefined) {
+      thread?.unref()
+      return
+    }
+    const id = nextId++
+    const timer = setTimeout(() => {
+      replaceThread()
+      finish([`cannot be checked: compiling it took longer than ${timeoutMs / 1000} s`])
+    }, timeoutMs)
+    current = { id, waiting, timer }
+    try {
+      const target = threadNow()
+      target.ref()
+      const request: CheckRequest = { id, schema: waiting.schema }
+      target.postMessage(request)
+    } catch {
+      // A schema that cannot be sent (not plain data, from an embedding program), or no thread:
+      // problemsOf checks it on the calling thread.
+      finish(null)
+    }
+  }
+
+  return {
+    problemsOf: ajvJsonSchemaChecker.problemsOf,
+    prepare: (schema) => {
+      if (!holdsMoreThan(schema, checkedHereUpTo)) return Promise.resolve()
+      const key = verdictKeyOf(schema)
+      if (key === null || knownVerdict(key) !== undefined) return Promise.resolve()
+      const already = pending.get(key)
+      if (already !== undefined) return already
+      const judged = new Promise<void>((settle) => {
+        queue.push({ key, schema, settle })
+        if (current === undefined) sendNext()
+      }).finally(() => pending.delete(key))
+      pending.set(key, judged)
+      return judged
+    },
+  }
+}
