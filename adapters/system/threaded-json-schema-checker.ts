@@ -77,8 +77,13 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
     }
     const id = nextId++
     const timer = setTimeout(() => {
-      replaceThread()
-      finish([`cannot be checked: compiling it took longer than ${timeoutMs / 1000} s`])
+      // Timers run before the poll phase that reads the thread's messages: an answer that came in
+      // time while the event loop was busy is still unread here. Judge after that phase.
+      setImmediate(() => {
+        if (current === undefined || current.id !== id) return
+        replaceThread()
+        finish([`cannot be checked: compiling it took longer than ${timeoutMs / 1000} s`])
+      })
     }, timeoutMs)
     current = { id, waiting, timer }
     try {

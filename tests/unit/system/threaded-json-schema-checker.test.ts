@@ -85,4 +85,21 @@ describe('threadedJsonSchemaChecker', function () {
     // Still checked on this thread as before.
     expect(checker.problemsOf(fresh({ type: 'string' }))).to.deep.equal([])
   })
+
+  it('does not judge unusable a schema whose answer came in time while the event loop was busy', async () => {
+    const checker = threadedJsonSchemaChecker({ timeoutMs: 500 })
+    await checker.prepare!(wide(checkedHereUpTo))
+    const schema = wide(checkedHereUpTo)
+    let done: Promise<void> | undefined
+    await new Promise<void>((ready) =>
+      setImmediate(() => {
+        done = checker.prepare!(schema)
+        const end = Date.now() + 1_000
+        while (Date.now() < end);
+        ready()
+      }),
+    )
+    await done
+    expect(checker.problemsOf(schema)).to.deep.equal([])
+  })
 })
