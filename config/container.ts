@@ -13,7 +13,7 @@ import { connectKnex } from '../adapters/persistence/knex/connect'
 import { openKnexStore } from '../adapters/persistence/knex/knex-store'
 import { migrateToLatest, pendingMigrations } from '../adapters/persistence/knex/migrator'
 import { Store } from '../adapters/persistence/store'
-import { ajvJsonSchemaChecker } from '../adapters/system/ajv-json-schema-checker'
+import { threadedJsonSchemaChecker } from '../adapters/system/threaded-json-schema-checker'
 import { cryptoTokenSecrets } from '../adapters/system/crypto-token-secrets'
 import { libphonenumberPhoneNumbers } from '../adapters/system/libphonenumber-phone-numbers'
 import { randomIdGenerator } from '../adapters/system/random-id-generator'
@@ -101,6 +101,12 @@ export interface ContainerOverrides {
 }
 
 /**
+ * One checker for every container of the process: its thread starts on first use, is shared,
+ * and holds the process only while it works, so no container needs to stop it.
+ */
+const schemaChecker = threadedJsonSchemaChecker()
+
+/**
  * One child container per configuration: adapters by value or cached factory, the use cases as
  * one Core whose token lookups go through the cache. Only this module and tokens.ts know tsyringe.
  */
@@ -113,7 +119,7 @@ export const buildContainer = (config: AppConfig, overrides: ContainerOverrides 
   registerValue(c, Tokens.ids, randomIdGenerator)
   registerValue(c, Tokens.secrets, cryptoTokenSecrets)
   registerFactory(c, Tokens.phones, () => libphonenumberPhoneNumbers())
-  registerValue(c, Tokens.schemas, ajvJsonSchemaChecker)
+  registerValue(c, Tokens.schemas, schemaChecker)
   registerFactory(c, Tokens.persistence, (r) =>
     overrides.store === undefined ? knexPersistence(config, resolve(r, Tokens.metrics)) : givenPersistence(overrides.store),
   )

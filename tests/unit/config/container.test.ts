@@ -56,6 +56,13 @@ describe('openService', () => {
     }
   })
 
+  it('checks JSON Schemas with the threaded checker, one for the process', () => {
+    const config = configOf({ LOG_LEVEL: 'silent' })
+    const one = resolve(buildContainer(config, { store: createMemoryStore() }), Tokens.schemas)
+    expect(one.prepare, 'a checker that can work ahead, off the event loop').to.be.a('function')
+    expect(resolve(buildContainer(config, { store: createMemoryStore() }), Tokens.schemas)).to.equal(one)
+  })
+
   it('gives each configuration its own container with shared instances inside it', () => {
     const config = configOf({ LOG_LEVEL: 'silent' })
     const store = createMemoryStore()
