@@ -150,7 +150,11 @@ export const budgetedKeysetList = <S>(spec: {
     )
     if (held === null) return pageOfRows(await rows<R>(db, values, shape), page, fromRow, cursorOf)
     const last = sized[held - 1]
-    const heldRows = await rows<R>(db, [...values, last.page_key, last.page_id], { ...shape, throughAt: values.length })
-    return { items: heldRows.map(fromRow), next: { key: last.page_key, id: last.page_id } }
+    const through = await rows<R>(db, [...values, last.page_key, last.page_id], { ...shape, throughAt: values.length })
+    // Records written between the two statements (PostgreSQL runs them in two snapshots) may
+    // come before the last one measured: the page holds its first `held` rows whatever they are,
+    // and the next one starts after the last it holds, so none is skipped or shown twice.
+    const items = through.slice(0, held).map(fromRow)
+    return { items, next: items.length > 0 ? cursorOf(items[items.length - 1]) : { key: last.page_key, id: last.page_id } }
   }
 }
