@@ -9,7 +9,10 @@ import { pipe } from 'fp-ts/function'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { Knex } from 'knex'
+import { Cursor, Page, PageRequest } from '../../application/ports/paging'
 import { Repositories } from '../../application/ports/unit-of-work'
+import { knexActionRepository } from '../../adapters/persistence/knex/knex-action-repository'
+import { Action } from '../../domain/action/action'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { compiledFirst, compiledRead, insertRows, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
@@ -154,6 +157,42 @@ describe('knex store', () => {
         const bound = statements.filter((sql) => /\blimit\s+\?/i.test(sql))
         expect(bound, 'statements binding their LIMIT').to.deep.equal([])
         expect(statements.filter((sql) => /\blimit 11\b/i.test(sql)).length, 'pages of 10 ask for 11 rows, in and out of a unit').to.equal(14)
+      } finally {
+        await knex.destroy()
+      }
+    })
+
+    it('pages by bytes alike on both of SQLite\'s paths: directly, and as one statement in a transaction of Knex', async () => {
+      const knex = connectKnex('sqlite::memory:')
+      try {
+        await migrateToLatest(knex)
+        const actions = Array.from({ length: 6 }, (_, i) =>
+          anAction({ id: `act.big${i}`, createdAt: timestampFromMillis(Date.UTC(2026, 0, 1, 0, i)), parameters: { description: 'x'.repeat(i === 0 ? 5_000_000 : 1_500_000) } }),
+        )
+        const store = openKnexStore(knex)
+        for (const action of actions) expect((await store.repositories.actions.insert(action)())._tag).to.equal('Right')
+        const pagesOf = async (list: (page: PageRequest) => Promise<Page<Action>>): Promise<string[][]> => {
+          const pages: string[][] = []
+          for (let after: Cursor | null = null; pages.length < 10; ) {
+            const page = await list({ limit: 100, after })
+            pages.push(page.items.map((action) => action.id))
+            if (page.next === null) break
+            after = page.next
+          }
+          return pages
+        }
+        const valueOf = <A>(result: E.Either<unknown, A>): A => {
+          if (E.isLeft(result)) throw new Error(`the store answered ${JSON.stringify(result.left)}`)
+          return result.right
+        }
+        const statements = await statementsRunOn(knex)
+        const direct = await pagesOf(async (page) => valueOf(await store.repositories.actions.list(orgA, page)()))
+        const inKnexTransaction = await pagesOf((page) => knex.transaction(async (trx) => valueOf(await knexActionRepository(trx).list(orgA, page)())))
+        // 5 MB alone, then two of 1.5 MB (a third would pass 4 MiB), then the last two.
+        const expected = [['act.big0'], ['act.big1', 'act.big2'], ['act.big3', 'act.big4'], ['act.big5']]
+        expect(direct).to.deep.equal(expected)
+        expect(inKnexTransaction).to.deep.equal(expected)
+        expect(statements.filter((sql) => /\bover\s*\(/i.test(sql)), 'the windowed statement, once per page in a transaction').to.have.lengthOf(4)
       } finally {
         await knex.destroy()
       }

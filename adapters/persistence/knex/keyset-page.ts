@@ -1,5 +1,5 @@
 import { Knex } from 'knex'
-import { budgetCut, Cursor, Page, pageBudget, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { Cursor, Page, pageBudget, pageBudgetBytes, PageRequest, pageFrom } from '../../../application/ports/paging'
 import { limitTo } from './limit'
 import { Binding, compiledRead, compiledReadWhile, ValueAt } from './statements'
 
@@ -62,25 +62,20 @@ interface SizedRow {
   readonly stored_bytes: number | string
 }
 
-interface KeyedSizedRow extends SizedRow {
-  readonly page_key: string
-  readonly page_id: string
-}
-
 interface BudgetedShape<S> {
   readonly list: S
   readonly page: PageShape
-  /** Where the last key and id a cut page holds are among the values, or null for an uncut page. */
-  readonly throughAt: number | null
 }
 
 /**
- * A keyset list whose pages hold at most `pageBudgetBytes` of stored records (paging.ts). On
- * SQLite, run directly, it is one statement whose rows carry their size (read from each row's
- * header, not its content) and stop coming once the page is full. Elsewhere (PostgreSQL, or while
- * a transaction holds SQLite's connection) two: the candidates' keys and sizes, then the rows the
- * page holds, which for a cut page end at its last record's key and id. Either way a page never
- * loads more than one record past what it holds.
+ * A keyset list whose pages hold at most `pageBudgetBytes` of stored records (paging.ts), each row
+ * carrying its size: `octet_length` of the columns that can be large, which SQLite reads from the
+ * row's header and PostgreSQL from a TOASTed value's header, neither fetching the value. On SQLite,
+ * run directly, the rows are read one by one (better-sqlite3's `iterate`) and no more are read
+ * once the page is full. Elsewhere (PostgreSQL, or while a transaction holds SQLite's connection),
+ * where a driver reads every row a statement answers, the statement itself stops: a window over
+ * the candidates adds up their sizes, and only those that begin within the budget come back.
+ * Either way one statement, and never more than one record past what the page holds.
  */
 export const budgetedKeysetList = <S>(spec: {
   /** The list's rows: tables and conditions, as a compiled read builds them, selecting nothing. */
@@ -96,32 +91,36 @@ export const budgetedKeysetList = <S>(spec: {
   /** Where the cursor's two values are among the values the list is read with. */
   readonly cursorAt: number
 }) => {
-  const { keyColumn, idColumn, selected } = spec
-  const shapeKey = (shape: BudgetedShape<S>) => `${spec.shapeKey(shape.list)} ${pageShapeKey(shape.page)} ${shape.throughAt ?? ''}`
-  const keyset = (value: ValueAt, shape: BudgetedShape<S>) => compiledKeysetPage(keyColumn, idColumn, shape.page, value, spec.cursorAt)
-  const measuredRows = compiledReadWhile(
+  const { keyColumn, idColumn } = spec
+  const shapeKey = (shape: BudgetedShape<S>) => `${spec.shapeKey(shape.list)} ${pageShapeKey(shape.page)}`
+  // The key and id as the candidates' rows name them (`a.created_at` is `created_at` there).
+  const [key, id] = [keyColumn, idColumn].map((column) => `c.${column.slice(column.lastIndexOf('.') + 1)}`)
+  /** The page's candidates, in order, each with its size. */
+  const candidates = (db: Knex, value: ValueAt, shape: BudgetedShape<S>) =>
+    spec
+      .rows(db, value, shape.list)
+      .select(spec.selected, storedBytes(db, spec.sizedColumns))
+      .modify(compiledKeysetPage(keyColumn, idColumn, shape.page, value, spec.cursorAt))
+  const measuredRows = compiledReadWhile(candidates, shapeKey)
+  // The candidates that begin within the budget (the bytes before them at most the budget), and
+  // the first two always: what the page holds, and the one after it that says more remain (the
+  // second, when the first alone is past the budget).
+  const withinBudget = compiledRead(
     (db, value, shape: BudgetedShape<S>) =>
-      spec
-        .rows(db, value, shape.list)
-        .select(selected, storedBytes(db, spec.sizedColumns))
-        .modify(keyset(value, shape)),
+      db
+        .select('*')
+        .from(
+          db
+            .select('c.*', db.raw('sum(c.stored_bytes) over (order by ??, ?? rows unbounded preceding) as page_bytes', [key, id]))
+            .select(db.raw('row_number() over (order by ??, ??) as page_row', [key, id]))
+            .from(candidates(db, value, shape).as('c'))
+            .as('w'),
+        )
+        .where('page_row', '<=', 2)
+        .orWhere(db.raw('page_bytes - stored_bytes'), '<=', pageBudgetBytes)
+        .orderBy([{ column: key.slice(2) }, { column: id.slice(2) }]),
     shapeKey,
   )
-  const sizes = compiledRead(
-    (db, value, shape: BudgetedShape<S>) =>
-      spec
-        .rows(db, value, shape.list)
-        .select({ page_key: keyColumn, page_id: idColumn }, storedBytes(db, spec.sizedColumns))
-        .modify(keyset(value, shape)),
-    shapeKey,
-  )
-  const rows = compiledRead((db, value, shape: BudgetedShape<S>) => {
-    const query = spec.rows(db, value, shape.list).select(selected).modify(keyset(value, shape))
-    const at = shape.throughAt
-    if (at === null) return query
-    // (key, id) <= (k, i), written as keysetPage writes its lower bound.
-    return query.where(keyColumn, '<=', value(at)).andWhere((either) => either.where(keyColumn, '<', value(at)).orWhere(idColumn, '<=', value(at + 1)))
-  }, shapeKey)
 
   return async <R, T>(
     db: Knex,
@@ -131,30 +130,21 @@ export const budgetedKeysetList = <S>(spec: {
     fromRow: (row: R) => T,
     cursorOf: (item: T) => Cursor,
   ): Promise<Page<T>> => {
-    const shape: BudgetedShape<S> = { list, page: pageShapeOf(page), throughAt: null }
+    const shape: BudgetedShape<S> = { list, page: pageShapeOf(page) }
     const holds = pageBudget(page.limit)
     let cut = false
-    const measured = measuredRows<R & SizedRow>(db, values, shape, (row) => {
+    const take = (row: R & SizedRow): boolean => {
       cut = !holds(Number(row.stored_bytes))
       return !cut
-    })
-    if (measured !== undefined) {
-      if (!cut) return pageOfRows(measured, page, fromRow, cursorOf)
-      const items = measured.map(fromRow)
-      return { items, next: cursorOf(items[items.length - 1]) }
     }
-    const sized = await sizes<KeyedSizedRow>(db, values, shape)
-    const held = budgetCut(
-      sized.map((row) => Number(row.stored_bytes)),
-      page.limit,
-    )
-    if (held === null) return pageOfRows(await rows<R>(db, values, shape), page, fromRow, cursorOf)
-    const last = sized[held - 1]
-    const through = await rows<R>(db, [...values, last.page_key, last.page_id], { ...shape, throughAt: values.length })
-    // Records written between the two statements (PostgreSQL runs them in two snapshots) may
-    // come before the last one measured: the page holds its first `held` rows whatever they are,
-    // and the next one starts after the last it holds, so none is skipped or shown twice.
-    const items = through.slice(0, held).map(fromRow)
-    return { items, next: items.length > 0 ? cursorOf(items[items.length - 1]) : { key: last.page_key, id: last.page_id } }
+    let rows = measuredRows<R & SizedRow>(db, values, shape, take)
+    if (rows === undefined) {
+      const read = await withinBudget<R & SizedRow>(db, values, shape)
+      const held = read.findIndex((row) => !take(row))
+      rows = held === -1 ? read : read.slice(0, held)
+    }
+    if (!cut) return pageOfRows(rows, page, fromRow, cursorOf)
+    const items = rows.map(fromRow)
+    return { items, next: cursorOf(items[items.length - 1]) }
   }
 }
