@@ -53,12 +53,23 @@ export const pageBudget = (limit: number, budget = pageBudgetBytes): ((bytes: nu
 }
 
 /**
- * How many records a page of at most `limit` holds when the budget cuts it short, or null when it
- * does not: `sizes` are the stored bytes of the page's candidates, in order, and may include the
- * one past `limit`.
+ * The leading `rows` (a page's candidates, in order, with the one past `limit` that only says more
+ * remain) that a page holds by `pageBudget`'s rule, and whether the budget cut the page short.
  */
-export const budgetCut = (sizes: ReadonlyArray<number>, limit: number, budget = pageBudgetBytes): number | null => {
+export const heldWithinBudget = <R>(
+  rows: ReadonlyArray<R>,
+  limit: number,
+  bytesOf: (row: R) => number,
+  budget = pageBudgetBytes,
+): { readonly held: ReadonlyArray<R>; readonly cut: boolean } => {
   const holds = pageBudget(limit, budget)
-  const cut = sizes.findIndex((bytes) => !holds(bytes))
-  return cut === -1 ? null : cut
+  const cut = rows.findIndex((row) => !holds(bytesOf(row)))
+  return cut === -1 ? { held: rows, cut: false } : { held: rows.slice(0, cut), cut: true }
 }
+
+/**
+ * The page of `items`, the records a page holds by `heldWithinBudget` (or `pageBudget`): cut short
+ * by the budget, it has a next page after its last item; otherwise as `pageFrom` makes it.
+ */
+export const budgetedPageFrom = <T>(items: ReadonlyArray<T>, cut: boolean, limit: number, cursorOf: (item: T) => Cursor): Page<T> =>
+  cut ? { items, next: cursorOf(items[items.length - 1]) } : pageFrom(items, limit, cursorOf)

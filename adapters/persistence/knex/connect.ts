@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
 import { types as pgTypes } from 'pg'
 import { lruMap } from '../../shared/lru-map'
-import { readDirectlyOn } from './statements'
+import { isSqliteBusy, readDirectlyOn } from './statements'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
 export interface KnexConnectOptions {
@@ -47,11 +47,6 @@ export const sqliteBusyTimeoutMs = 5_000
 /** The pauses between attempts, those of SQLite's own busy handler; the last repeats. */
 const busyPausesMs = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
 
-const isBusy = (error: unknown): boolean => {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_RECOVERY' || code === 'SQLITE_BUSY_TIMEOUT'
-}
-
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -88,7 +83,7 @@ const manageStatements = (connection: SqliteConnection): void => {
           try {
             return direct(...args)
           } catch (error) {
-            if (!isBusy(error)) throw error
+            if (!isSqliteBusy(error)) throw error
             last = error
           }
         }
@@ -99,7 +94,7 @@ const manageStatements = (connection: SqliteConnection): void => {
         try {
           return direct(...args)
         } catch (error) {
-          if (!mayWait || !isBusy(error)) throw error
+          if (!mayWait || !isSqliteBusy(error)) throw error
           return retry(args, error)
         }
       }

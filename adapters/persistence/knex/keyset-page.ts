@@ -1,5 +1,5 @@
 import { Knex } from 'knex'
-import { Cursor, Page, pageBudget, pageBudgetBytes, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { budgetedPageFrom, Cursor, heldWithinBudget, Page, pageBudget, pageBudgetBytes, PageRequest, pageFrom } from '../../../application/ports/paging'
 import { limitTo } from './limit'
 import { Binding, compiledRead, compiledReadWhile, ValueAt } from './statements'
 
@@ -49,10 +49,12 @@ export const compiledKeysetPage = (keyColumn: string, idColumn: string, shape: P
     after: shape.afterCursor ? { key: value(first) as string, id: value(first + 1) as string } : null,
   })
 
-/** The sum of `columns`' stored bytes, as `stored_bytes`. */
+/**
+ * The sum of `columns`' stored bytes, as `stored_bytes`. SQLite reads a value's size from its
+ * record's header, without the value. PostgreSQL casts json to text through its output function,
+ * so it reads each value; what it costs there is in docs/performance.md (the PostgreSQL section).
+ */
 const storedBytes = (db: Knex, columns: ReadonlyArray<string>): Knex.Raw => {
-  // SQLite reads a value's size from its record's header, without its content. PostgreSQL's json
-  // is text underneath, and octet_length of text reads a TOASTed value's size without fetching it.
   const asText = db.client.dialect === 'postgresql' ? '::text' : ''
   const terms = columns.map(() => `coalesce(octet_length(??${asText}), 0)`)
   return db.raw(`${terms.join(' + ')} as stored_bytes`, [...columns])
@@ -62,20 +64,24 @@ interface SizedRow {
   readonly stored_bytes: number | string
 }
 
+const bytesOf = (row: SizedRow): number => Number(row.stored_bytes)
+
 interface BudgetedShape<S> {
   readonly list: S
   readonly page: PageShape
 }
 
+/** A column's name without its table (`a.created_at` is `created_at`), as a subquery's rows name it. */
+const bare = (column: string): string => column.slice(column.lastIndexOf('.') + 1)
+
 /**
  * A keyset list whose pages hold at most `pageBudgetBytes` of stored records (paging.ts), each row
- * carrying its size: `octet_length` of the columns that can be large, which SQLite reads from the
- * row's header and PostgreSQL from a TOASTed value's header, neither fetching the value. On SQLite,
- * run directly, the rows are read one by one (better-sqlite3's `iterate`) and no more are read
- * once the page is full. Elsewhere (PostgreSQL, or while a transaction holds SQLite's connection),
- * where a driver reads every row a statement answers, the statement itself stops: a window over
- * the candidates adds up their sizes, and only those that begin within the budget come back.
- * Either way one statement, and never more than one record past what the page holds.
+ * carrying its size: `octet_length` of the columns that can be large. On SQLite, run directly, the
+ * rows are read one by one (better-sqlite3's `iterate`) and no more are read once the page is
+ * full. Elsewhere (PostgreSQL, or while a transaction holds SQLite's connection), where a driver
+ * reads every row a statement answers, the statement itself stops: a window over the candidates
+ * adds up their sizes, and only those that begin within the budget come back. Either way one
+ * statement, never more than one record past what the page holds, and the page cut by one rule.
  */
 export const budgetedKeysetList = <S>(spec: {
   /** The list's rows: tables and conditions, as a compiled read builds them, selecting nothing. */
@@ -93,8 +99,6 @@ export const budgetedKeysetList = <S>(spec: {
 }) => {
   const { keyColumn, idColumn } = spec
   const shapeKey = (shape: BudgetedShape<S>) => `${spec.shapeKey(shape.list)} ${pageShapeKey(shape.page)}`
-  // The key and id as the candidates' rows name them (`a.created_at` is `created_at` there).
-  const [key, id] = [keyColumn, idColumn].map((column) => `c.${column.slice(column.lastIndexOf('.') + 1)}`)
   /** The page's candidates, in order, each with its size. */
   const candidates = (db: Knex, value: ValueAt, shape: BudgetedShape<S>) =>
     spec
@@ -104,21 +108,22 @@ export const budgetedKeysetList = <S>(spec: {
   const measuredRows = compiledReadWhile(candidates, shapeKey)
   // The candidates that begin within the budget (the bytes before them at most the budget), and
   // the first two always: what the page holds, and the one after it that says more remain (the
-  // second, when the first alone is past the budget).
+  // second, when the first alone is past the budget). `heldWithinBudget` then cuts the page.
+  const [key, id] = [bare(keyColumn), bare(idColumn)]
   const withinBudget = compiledRead(
     (db, value, shape: BudgetedShape<S>) =>
       db
         .select('*')
         .from(
           db
-            .select('c.*', db.raw('sum(c.stored_bytes) over (order by ??, ?? rows unbounded preceding) as page_bytes', [key, id]))
-            .select(db.raw('row_number() over (order by ??, ??) as page_row', [key, id]))
+            .select('c.*', db.raw('sum(c.stored_bytes) over (order by ??, ?? rows unbounded preceding) as page_bytes', [`c.${key}`, `c.${id}`]))
+            .select(db.raw('row_number() over (order by ??, ??) as page_row', [`c.${key}`, `c.${id}`]))
             .from(candidates(db, value, shape).as('c'))
             .as('w'),
         )
         .where('page_row', '<=', 2)
         .orWhere(db.raw('page_bytes - stored_bytes'), '<=', pageBudgetBytes)
-        .orderBy([{ column: key.slice(2) }, { column: id.slice(2) }]),
+        .orderBy([{ column: key }, { column: id }]),
     shapeKey,
   )
 
@@ -133,18 +138,27 @@ export const budgetedKeysetList = <S>(spec: {
     const shape: BudgetedShape<S> = { list, page: pageShapeOf(page) }
     const holds = pageBudget(page.limit)
     let cut = false
-    const take = (row: R & SizedRow): boolean => {
-      cut = !holds(Number(row.stored_bytes))
+    const take = (row: SizedRow): boolean => {
+      cut = !holds(bytesOf(row))
       return !cut
     }
-    let rows = measuredRows<R & SizedRow>(db, values, shape, take)
+    let rows: ReadonlyArray<R> | undefined = measuredRows<R & SizedRow>(db, values, shape, take)
     if (rows === undefined) {
       const read = await withinBudget<R & SizedRow>(db, values, shape)
-      const held = read.findIndex((row) => !take(row))
-      rows = held === -1 ? read : read.slice(0, held)
+      ;({ held: rows, cut } = heldWithinBudget(read, page.limit, bytesOf))
     }
-    if (!cut) return pageOfRows(rows, page, fromRow, cursorOf)
-    const items = rows.map(fromRow)
-    return { items, next: cursorOf(items[items.length - 1]) }
+    return budgetedPageFrom(rows.map(fromRow), cut, page.limit, cursorOf)
   }
 }
+
+/** A budgeted list of one table's records of an organisation (values: the organisation, then the cursor's two), by creation. */
+export const budgetedOrganisationList = (table: string, sizedColumns: ReadonlyArray<string>) =>
+  budgetedKeysetList({
+    rows: (db, value) => db(table).where('org_id', value(0)),
+    selected: '*',
+    shapeKey: () => '',
+    keyColumn: 'created_at',
+    idColumn: 'id',
+    sizedColumns,
+    cursorAt: 1,
+  })

@@ -4,7 +4,7 @@ import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from '../attempt'
 import { changesOf, compiledFirst, insertRows, updateWhere } from './statements'
-import { budgetedKeysetList, cursorValues } from './keyset-page'
+import { budgetedKeysetList, budgetedOrganisationList, cursorValues } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
 const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
@@ -17,15 +17,7 @@ const byId = compiledFirst((db, value) => db('actions').where({ org_id: value(0)
  */
 const sizedColumns = ['parameters', 'endpoint']
 
-const byOrganisation = budgetedKeysetList({
-  rows: (db, value) => db('actions').where('org_id', value(0)),
-  selected: '*',
-  shapeKey: () => '',
-  keyColumn: 'created_at',
-  idColumn: 'id',
-  sizedColumns,
-  cursorAt: 1,
-})
+const byOrganisation = budgetedOrganisationList('actions', sizedColumns)
 
 /**
  * The agent's links first, then each action by its key, so the cost follows the agent's links,

@@ -4,7 +4,7 @@ import { AiAgentRepository } from '../../../application/ports/ai-agent-repositor
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from '../attempt'
 import { changesOf, compiledFirst, execute, firstRow, insertRows, updateWhere } from './statements'
-import { budgetedKeysetList, cursorValues } from './keyset-page'
+import { budgetedOrganisationList, cursorValues } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
 const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
@@ -13,16 +13,8 @@ const byId = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(
 
 const idById = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }).select('id'))
 
-const byOrganisation = budgetedKeysetList({
-  rows: (db, value) => db('ai_agents').where('org_id', value(0)),
-  selected: '*',
-  shapeKey: () => '',
-  keyColumn: 'created_at',
-  idColumn: 'id',
-  // Those that can be large (a voice's fields are at most 512 characters); the memory store measures the same fields.
-  sizedColumns: ['role_description', 'mission', 'transcriber', 'intelligence_provider'],
-  cursorAt: 1,
-})
+// Measured by the columns that can be large (a voice's fields are at most 512 characters); the memory store measures the same fields.
+const byOrganisation = budgetedOrganisationList('ai_agents', ['role_description', 'mission', 'transcriber', 'intelligence_provider'])
 
 /**
  * Agents and their links in `db`, a Knex instance or a transaction. Removing an agent drops its

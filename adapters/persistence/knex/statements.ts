@@ -248,8 +248,11 @@ export const compiledReadWhile = <S = undefined>(
   }
 }
 
-const isSqliteBusy = (error: unknown): boolean =>
-  typeof (error as { code?: unknown } | null)?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY')
+/** Whether SQLite refused a statement for another connection's lock. */
+export const isSqliteBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_RECOVERY' || code === 'SQLITE_BUSY_TIMEOUT'
+}
 
 /** A compiled read of one row by its values, as `firstRow` reads (the limit written in); shapes as `compiledRead`'s. */
 export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey?: (shape: S) => string) => {

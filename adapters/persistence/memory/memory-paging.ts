@@ -1,4 +1,4 @@
-import { budgetCut, Page, PageRequest, pageFrom } from '../../../application/ports/paging'
+import { budgetedPageFrom, heldWithinBudget, Page, PageRequest } from '../../../application/ports/paging'
 
 const compareKeys = (keyA: string, idA: string, keyB: string, idB: string): number =>
   keyA < keyB ? -1 : keyA > keyB ? 1 : idA < idB ? -1 : idA > idB ? 1 : 0
@@ -39,8 +39,6 @@ export const pageOfRecords = <T extends { readonly id: string }>(
     [...records].filter((record) => after === null || compareKeys(keyOf(record), record.id, after.key, after.id) > 0),
     keyOf,
   ).slice(0, page.limit + 1)
-  const cursorOf = (record: T) => ({ key: keyOf(record), id: record.id })
-  const cut = budgetCut(rows.map(sizeOf), page.limit)
-  if (cut === null) return pageFrom(rows, page.limit, cursorOf)
-  return { items: rows.slice(0, cut), next: cursorOf(rows[cut - 1]) }
+  const { held, cut } = heldWithinBudget(rows, page.limit, sizeOf)
+  return budgetedPageFrom(held, cut, page.limit, (record) => ({ key: keyOf(record), id: record.id }))
 }

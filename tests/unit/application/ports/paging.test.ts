@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { budgetCut, firstPage, pageBudgetBytes, pageFrom } from '../../../../application/ports/paging'
+import { budgetedPageFrom, firstPage, heldWithinBudget, pageBudgetBytes, pageFrom } from '../../../../application/ports/paging'
 
 const cursorOf = (n: number) => ({ key: `k${n}`, id: `id${n}` })
 
@@ -15,8 +15,13 @@ describe('paging', () => {
     expect(pageFrom([1, 2, 3], 2, cursorOf)).to.deep.equal({ items: [1, 2], next: { key: 'k2', id: 'id2' } })
   })
 
-  describe('the byte budget (budgetCut)', () => {
+  describe('the byte budget (heldWithinBudget)', () => {
     const budget = 100
+    /** How many of `sizes` a page holds when the budget cuts it short, or null when it does not. */
+    const budgetCut = (sizes: number[], limit: number, withBudget?: number): number | null => {
+      const { held, cut } = heldWithinBudget(sizes, limit, (bytes) => bytes, withBudget)
+      return cut ? held.length : null
+    }
     it('does not cut a page that fits, up to the budget exactly', () => {
       expect(budgetCut([], 10, budget)).to.equal(null)
       expect(budgetCut([40, 60], 10, budget)).to.equal(null)
@@ -37,6 +42,10 @@ describe('paging', () => {
       expect(pageBudgetBytes).to.equal(4 * 1024 * 1024)
       expect(budgetCut([pageBudgetBytes - 1, 1], 10)).to.equal(null)
       expect(budgetCut([pageBudgetBytes - 1, 2], 10)).to.equal(1)
+    })
+    it('a cut page points after its last record; an uncut one as pageFrom makes it', () => {
+      expect(budgetedPageFrom([1, 2], true, 10, cursorOf)).to.deep.equal({ items: [1, 2], next: { key: 'k2', id: 'id2' } })
+      expect(budgetedPageFrom([1, 2, 3], false, 2, cursorOf)).to.deep.equal(pageFrom([1, 2, 3], 2, cursorOf))
     })
   })
 })
