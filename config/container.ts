@@ -50,6 +50,7 @@ const knexPersistence = (config: AppConfig, metrics: Metrics): Persistence => {
     poolMax: config.dbPoolMax,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    preparedStatements: config.dbPreparedStatements,
     checkpointInBackground: true,
   })
   metrics.watchPool(knexPoolUse(knex))

@@ -18,6 +18,8 @@ export interface AppConfig {
   readonly dbStatementTimeoutMs: number
   /** Longest a new database connection may take to open (PostgreSQL). */
   readonly dbConnectTimeoutMs: number
+  /** PostgreSQL: the compiled reads run as prepared statements. */
+  readonly dbPreparedStatements: boolean
   readonly tokenCacheTtlMs: number
   readonly webhookAllowPrivateNetworks: boolean
   /** Whether `npm start` runs a webhook delivery worker beside the HTTP server. */
@@ -77,6 +79,12 @@ export const environmentVariables = [
     default: '5000',
     meaning: 'Longest opening one database connection may take (PostgreSQL); a request that needs one answers 503 after it.',
     mustBe: 'an integer from 100 to 600000',
+  },
+  {
+    name: 'DB_PREPARED_STATEMENTS',
+    default: 'true',
+    meaning: 'Run the frequent reads as prepared statements, planned once per connection (PostgreSQL). Set `false` behind a connection pooler that does not keep them per client, such as PgBouncer in transaction mode before 1.21.',
+    mustBe: 'true or false',
   },
   {
     name: 'TOKEN_CACHE_TTL_MS',
@@ -194,6 +202,7 @@ const environment = t.type({
   DB_POOL_MAX: fromEnv('DB_POOL_MAX', integerIn(1, 100)),
   DB_STATEMENT_TIMEOUT_MS: fromEnv('DB_STATEMENT_TIMEOUT_MS', integerIn(0, 3_600_000)),
   DB_CONNECT_TIMEOUT_MS: fromEnv('DB_CONNECT_TIMEOUT_MS', integerIn(100, 600_000)),
+  DB_PREPARED_STATEMENTS: fromEnv('DB_PREPARED_STATEMENTS', oneOf(['true', 'false'] as const)),
   TOKEN_CACHE_TTL_MS: fromEnv('TOKEN_CACHE_TTL_MS', integerIn(0, 5000)),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: fromEnv('WEBHOOK_ALLOW_PRIVATE_NETWORKS', oneOf(['true', 'false'] as const)),
   WEBHOOK_WORKER: fromEnv('WEBHOOK_WORKER', oneOf(['true', 'false'] as const)),
@@ -233,6 +242,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppCon
       dbPoolMax: v.DB_POOL_MAX,
       dbStatementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
       dbConnectTimeoutMs: v.DB_CONNECT_TIMEOUT_MS,
+      dbPreparedStatements: v.DB_PREPARED_STATEMENTS === 'true',
       tokenCacheTtlMs: v.TOKEN_CACHE_TTL_MS,
       webhookAllowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
       webhookWorker: v.WEBHOOK_WORKER === 'true',

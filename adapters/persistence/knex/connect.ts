@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
 import { types as pgTypes } from 'pg'
 import { lruMap } from '../../shared/lru-map'
+import { keepPreparedStatements, PgClient, prepareStatementsOn } from './prepared-statements'
 import { isSqliteBusy, readDirectlyOn } from './statements'
 import { backstopCheckpointPages, startSqliteCheckpointer } from './sqlite-checkpointer'
 
@@ -18,6 +19,8 @@ export interface KnexConnectOptions {
    * connection is open. For the long-lived service; a short-lived one (a CLI command) has no need.
    */
   readonly checkpointInBackground?: boolean
+  /** PostgreSQL: run the compiled reads as prepared statements (prepared-statements.ts); true unless false. */
+  readonly preparedStatements?: boolean
 }
 
 /** The defaults of DB_STATEMENT_TIMEOUT_MS and DB_CONNECT_TIMEOUT_MS, for callers that give none. */
@@ -116,7 +119,7 @@ const manageStatements = (connection: SqliteConnection): void => {
   }
 }
 
-interface PgConnection {
+interface PgConnection extends PgClient {
   query(sql: string, callback: (error: Error | null) => void): void
 }
 
@@ -230,7 +233,8 @@ const pgTypeParsers = {
 const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex => {
   const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs
   const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? defaultStatementTimeoutMs)
-  return knex({
+  const preparedStatements = options.preparedStatements !== false
+  const instance = knex({
     client: 'pg',
     connection: {
       connectionString: databaseUrl,
@@ -249,10 +253,13 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
       // Per connection rather than in the URL's `options`, which a DATABASE_URL may use itself
       // (say for `-c search_path=…`); 0 is sent too, so a role's own default cannot apply instead.
       afterCreate: (connection: PgConnection, done: (error: Error | null, connection: PgConnection) => void) => {
+        if (preparedStatements) keepPreparedStatements(connection)
         connection.query(`SET statement_timeout = ${statementTimeoutMs}`, (error) => done(error, connection))
       },
     },
   })
+  if (preparedStatements) prepareStatementsOn(instance)
+  return instance
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Knex } from 'knex'
 import { lruMap } from '../../shared/lru-map'
 import { limitTo } from './limit'
+import { preparedRows } from './prepared-statements'
 
 /**
  * Statements run on SQLite's one connection directly, past Knex's runner, where nothing else can
@@ -132,16 +133,20 @@ export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: Read
   return (await db.raw(sql, [...bindings])) as unknown as R[]
 }
 
+const mostCompiledShapes = 512
+
 /**
- * The SQLite text of `build`'s query for a shape, compiled once per shape and kept (every SQLite
- * client and transaction compiles a query to the same text), or null on PostgreSQL and for a
- * query that must be built afresh with its values.
+ * The text of `build`'s query for a shape, compiled once per dialect and shape and kept (every
+ * client and transaction of a dialect compiles a query to the same text), or null for a query
+ * that must be built afresh with its values. The most recently used `mostCompiledShapes` are kept:
+ * shapes differ by page size, which a client chooses.
  */
 const compiledTexts = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string) => {
-  const texts = new Map<string, Compiled | null>()
+  const texts = lruMap<string, Compiled | null>(mostCompiledShapes)
   return (db: Knex, shape: S): Compiled | null => {
-    if (db.client.dialect !== 'sqlite3') return null
-    const key = shapeKey(shape)
+    const dialect = db.client.dialect
+    if (dialect !== 'sqlite3' && dialect !== 'postgresql') return null
+    const key = `${dialect} ${shapeKey(shape)}`
     let compiled = texts.get(key)
     if (compiled === undefined) texts.set(key, (compiled = compile((value) => build(db, value, shape))))
     return compiled
@@ -155,6 +160,7 @@ export type ValueAt = (index: number) => Binding
 type Slot = { readonly value: number } | { readonly constant: Binding }
 
 interface Compiled {
+  /** SQLite's text, or PostgreSQL's with `?` placeholders, as `db.raw` takes it. */
   readonly sql: string
   readonly slots: ReadonlyArray<Slot>
 }
@@ -170,13 +176,15 @@ const markerIndex = /^\u0000value (\d+)\u0000$/
  */
 const compile = (build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null => {
   const asked = new Set<number>()
-  const { sql, bindings } = build((index) => {
+  const query = build((index) => {
     asked.add(index)
     return marker(index)
   })
-    .toSQL()
-    .toNative()
+  const sqlite = query.client.dialect === 'sqlite3'
+  const { sql, bindings } = sqlite ? query.toSQL().toNative() : query.toSQL()
   if (sql.includes('\u0000') || !isPlain(bindings)) return null
+  // `db.raw` reads every `?` as a placeholder; a text with any other would take the wrong values.
+  if (!sqlite && sql.split('?').length - 1 !== bindings.length) return null
   const slots: Slot[] = []
   for (const binding of bindings) {
     const marked = typeof binding === 'string' ? markerIndex.exec(binding) : null
@@ -198,18 +206,20 @@ const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding
  * wrapping), for a text that never changes. `build` makes the query from a shape and `value(i)`,
  * the i-th of the values it is run with, and uses nothing else that varies; `shapeKey` names a
  * shape. On SQLite the text runs on the connection directly when no transaction holds it, and
- * through Knex (in the transaction's turn) when one does. On PostgreSQL, and for a query whose
- * values can't be replaced, `build` makes it with the values themselves and Knex runs it.
+ * through Knex (in the transaction's turn) when one does. On PostgreSQL it runs as a prepared
+ * statement (prepared-statements.ts). A query whose values can't be replaced is built with the
+ * values themselves each time, and Knex runs it.
  */
 export const compiledRead = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
 ) => {
-  const sqliteText = compiledTexts(build, shapeKey)
+  const textOf = compiledTexts(build, shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
-    const compiled = sqliteText(db, shape)
+    const compiled = textOf(db, shape)
     if (compiled === null) return rowsOf<R>(build(db, (index) => values[index], shape))
     const bindings = bindingsOf(compiled, values)
+    if (db.client.dialect === 'postgresql') return preparedRows<R>(db, compiled.sql, bindings)
     const connection = directConnectionFor(db.client, false)
     if (connection !== undefined) return (await statementOf(connection, compiled.sql).all(...bindings)) as R[]
     // In another transaction, or while one holds the connection: Knex runs the text in its turn.
@@ -228,9 +238,10 @@ export const compiledReadWhile = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
 ) => {
-  const sqliteText = compiledTexts(build, shapeKey)
+  const textOf = compiledTexts(build, shapeKey)
   return <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): R[] | undefined => {
-    const compiled = sqliteText(db, shape)
+    if (db.client.dialect !== 'sqlite3') return undefined
+    const compiled = textOf(db, shape)
     const connection = compiled === null ? undefined : directConnectionFor(db.client, false)
     if (compiled === null || connection === undefined) return undefined
     const taken: R[] = []

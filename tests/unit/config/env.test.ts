@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       dbPoolMax: 10,
       dbStatementTimeoutMs: 10000,
       dbConnectTimeoutMs: 5000,
+      dbPreparedStatements: true,
       tokenCacheTtlMs: 2000,
       webhookAllowPrivateNetworks: false,
       webhookWorker: true,
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
         DB_POOL_MAX: '25',
         DB_STATEMENT_TIMEOUT_MS: '0',
         DB_CONNECT_TIMEOUT_MS: '250',
+        DB_PREPARED_STATEMENTS: 'false',
         TOKEN_CACHE_TTL_MS: '0',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_WORKER: 'false',
@@ -69,6 +71,7 @@ describe('loadConfig', () => {
       dbPoolMax: 25,
       dbStatementTimeoutMs: 0,
       dbConnectTimeoutMs: 250,
+      dbPreparedStatements: false,
       tokenCacheTtlMs: 0,
       webhookAllowPrivateNetworks: true,
       webhookWorker: false,
@@ -114,6 +117,7 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1'],
     ['WEBHOOK_WORKER', 'no'],
+    ['DB_PREPARED_STATEMENTS', 'off'],
   ]
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value}, naming ${name} and what it must be, in one line`, () => {
@@ -143,6 +147,7 @@ describe('loadConfig', () => {
       'DB_POOL_MAX',
       'DB_STATEMENT_TIMEOUT_MS',
       'DB_CONNECT_TIMEOUT_MS',
+      'DB_PREPARED_STATEMENTS',
       'TOKEN_CACHE_TTL_MS',
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
       'WEBHOOK_WORKER',

@@ -1,0 +1,115 @@
+import { Knex } from 'knex'
+import { lruMap } from '../../shared/lru-map'
+
+/**
+ * PostgreSQL plans an unnamed statement each time it runs it: for a page read through the window
+ * that keeps it within its byte budget (keyset-page.ts), 130-170 µs of the server's CPU before
+ * 70-120 µs of running it. A statement prepared by name is parsed once per connection, and after
+ * five runs the server keeps one plan for every value (a generic plan) when its estimate is no
+ * worse, as it did for every read the bench makes. So the compiled reads (statements.ts), whose
+ * texts are few and fixed, run by name; every other statement, built with its values, runs unnamed.
+ *
+ * A prepared text holds up to about 120 KB of the server's memory per connection (a page's
+ * windowed text with its generic plan, measured in `pg_backend_memory_contexts`), and texts differ
+ * by page size (a LIMIT is written in, see limit.ts), so a client trying every size could make
+ * hundreds. Each connection therefore keeps the `mostPreparedPerConnection` it used last, and
+ * deallocates the one it used least recently to prepare another.
+ */
+export const mostPreparedPerConnection = 64
+
+/** The texts an instance names at once; a text dropped from them gets another name when it comes back. */
+const mostNamedTexts = 1024
+
+/** An instance's names by text. A name is never given to another text: `pg` refuses one used for two. */
+interface StatementNames {
+  /** The name `sql` runs by, given now if it has none. */
+  readonly of: (sql: string) => string
+  /** Drops `sql`'s name: its next run gets another, prepared afresh on each connection. */
+  readonly forget: (sql: string) => void
+}
+
+const statementNames = (): StatementNames => {
+  const names = lruMap<string, string>(mostNamedTexts)
+  let given = 0
+  return {
+    of: (sql) => {
+      let name = names.get(sql)
+      if (name === undefined) names.set(sql, (name = `switchboard_${++given}`))
+      return name
+    },
+    forget: (sql) => void names.delete(sql),
+  }
+}
+
+/** By the instance's config, which its transactions' clients (other objects than its own) share. */
+const namesByConfig = new WeakMap<object, StatementNames>()
+
+/** Lets the compiled reads of `knex` (PostgreSQL) run as prepared statements: connect.ts, unless DB_PREPARED_STATEMENTS is false. */
+export const prepareStatementsOn = (knex: Knex): void => void namesByConfig.set(knex.client.config as object, statementNames())
+
+/** A `pg` client as `keepPreparedStatements` wraps it. */
+export interface PgClient {
+  query(config: unknown, ...rest: unknown[]): unknown
+  /** `pg`'s connection, which records the statements it has prepared (`parsedStatements`). */
+  readonly connection?: { readonly parsedStatements?: Record<string, unknown> }
+}
+
+/**
+ * Keeps at most `mostPreparedPerConnection` named statements on `client` (a connection of the
+ * pool): before it prepares another, the least recently used is deallocated. `pg` prepares a name
+ * it has not recorded, so a deallocated name is forgotten there once the server confirms it, which
+ * it does before `pg` sends the next query. A DEALLOCATE the server refuses (inside a failed
+ * transaction) leaves the statement where it was, recorded on both sides, until the connection closes.
+ */
+export const keepPreparedStatements = (client: PgClient): void => {
+  const query = client.query.bind(client)
+  const used = lruMap<string, true>(Number.POSITIVE_INFINITY)
+  const deallocate = (name: string): void => {
+    query(`DEALLOCATE "${name}"`, (error: Error | null) => {
+      const parsed = client.connection?.parsedStatements
+      if (error === null && parsed !== undefined) delete parsed[name]
+    })
+  }
+  client.query = (config: unknown, ...rest: unknown[]): unknown => {
+    const name = typeof config === 'object' && config !== null ? (config as { name?: unknown }).name : undefined
+    if (typeof name === 'string' && used.get(name) === undefined) {
+      if (used.size() >= mostPreparedPerConnection) {
+        const [oldest] = used.entries().next().value as [string, true]
+        used.delete(oldest)
+        deallocate(oldest)
+      }
+      used.set(name, true)
+    }
+    return query(config, ...rest)
+  }
+}
+
+/**
+ * Whether the server refused to run a prepared statement as it was prepared: its result's columns
+ * changed (a migration, run by another process, added one to a `select *`), or the connection no
+ * longer has it (`DISCARD ALL`, or a pooler in front of the server that moved the connection).
+ */
+const isStalePrepared = (error: unknown): boolean => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  return code === '26000' || (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
+}
+
+/**
+ * The rows of a PostgreSQL text with `?` placeholders, prepared by name where the instance
+ * prepares statements. A stale statement's text gets a new name, and the read runs again, unnamed,
+ * where it may: not inside a transaction, which the error has aborted (the unit of work fails with
+ * the store unavailable, and its retry runs by the new name).
+ */
+export const preparedRows = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<string | number | null>): Promise<R[]> => {
+  const unnamed = async () => ((await db.raw(sql, [...bindings])) as unknown as { rows: R[] }).rows
+  const names = namesByConfig.get(db.client.config as object)
+  if (names === undefined) return unnamed()
+  try {
+    return ((await db.raw(sql, [...bindings]).options({ name: names.of(sql) })) as unknown as { rows: R[] }).rows
+  } catch (error) {
+    if (!isStalePrepared(error)) throw error
+    names.forget(sql)
+    if ((db.client as { transacting?: boolean }).transacting === true) throw error
+    return unnamed()
+  }
+}
