@@ -12,13 +12,16 @@ import { FreshDatabase, freshDatabase, postgresSuitesEnabled } from '../support/
 
 /**
  * Every list the service pages through is served by an index at scale: 100,000 conversations (and
- * 20,000 actions, 10,000 links, 5,000 prospects, 20,000 webhook deliveries) are loaded, and the SQL
- * the repositories send for a first page and for a page after a cursor is EXPLAINed. No plan may
+ * 20,000 actions, 20,250 agents, 10,000 links, 5,000 prospects, 20,000 webhook deliveries) are
+ * loaded, and the SQL the repositories send for a first page and for a page after a cursor is
+ * EXPLAINed, with its values and as the generic plan a prepared statement may settle on. No plan may
  * scan a table sequentially, and a list of one table must come in index order, with no sort of the
  * matching rows. SWITCHBOARD_SHOW_PLANS=1 prints each plan's scans.
  */
 
 const conversationCount = 100_000
+/** Agents of the big organisation with no conversations, beyond the 250 that have them: enough that a scan of the table costs more than the index. */
+const idleAgentCount = 20_000
 const bigOrg = 'org.big'
 const otherOrg = 'org.other'
 
@@ -36,9 +39,9 @@ const load = async (knex: Knex): Promise<void> => {
     await trx.raw(`INSERT INTO organisations (id, name, created_at) VALUES ('${bigOrg}', 'Big', ${ts('0')}), ('${otherOrg}', 'Other', ${ts('0')})`)
     await trx.raw(`
       INSERT INTO ai_agents (id, org_id, name, image_url, status, role, role_description, timezone, created_by, created_at, updated_by, updated_at, version)
-      SELECT ${id('aia', 'agent', 'i')}, CASE WHEN i <= 200 THEN '${bigOrg}' ELSE '${otherOrg}' END, 'Agent ' || i,
+      SELECT ${id('aia', 'agent', 'i')}, CASE WHEN i <= 200 OR i > 250 THEN '${bigOrg}' ELSE '${otherOrg}' END, 'Agent ' || i,
              'https://example.com/agent.png', 'active', 'Receptionist', 'Answers calls', 'UTC', ${audit('i')}
-      FROM generate_series(1, 250) AS i`)
+      FROM generate_series(1, ${250 + idleAgentCount}) AS i`)
     await trx.raw(`
       INSERT INTO actions (id, org_id, name, description, invocation_trigger, created_by, created_at, updated_by, updated_at, version)
       SELECT ${id('act', 'action', 'i')}, CASE WHEN i <= 18000 THEN '${bigOrg}' ELSE '${otherOrg}' END, 'action ' || i, 'does things',
@@ -114,6 +117,7 @@ if (postgresSuitesEnabled()) {
       knex.on('query', record)
       explainer = new Client({ connectionString: database.url })
       await explainer.connect()
+      await explainer.query('SET plan_cache_mode = force_generic_plan')
     })
 
     after(async () => {
@@ -148,6 +152,18 @@ if (postgresSuitesEnabled()) {
         // The SQL as sent, with $1… placeholders, and its values: EXPLAINed over a plain connection.
         const result = await explainer.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query.sql}`, [...query.bindings])
         plans.push(nodesOf(result.rows[0]['QUERY PLAN'][0].Plan))
+        // A prepared statement (prepared-statements.ts) may run on one plan for every value after its fifth
+        // run: that generic plan, forced, must be as good.
+        const values = query.bindings.map((value) => (value === null ? 'NULL' : explainer.escapeLiteral(String(value))))
+        await explainer.query(`PREPARE explained AS ${query.sql}`)
+        try {
+          const generic = await explainer.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+            `EXPLAIN (FORMAT JSON) EXECUTE explained${values.length === 0 ? '' : `(${values.join(', ')})`}`,
+          )
+          plans.push(nodesOf(generic.rows[0]['QUERY PLAN'][0].Plan))
+        } finally {
+          await explainer.query('DEALLOCATE explained')
+        }
       }
       return { value, plans }
     }
@@ -201,7 +217,7 @@ if (postgresSuitesEnabled()) {
     })
 
     it('every filter of GET /v1/conversations: agent, prospect, status, from/to and together', async () => {
-      const agent = await sample(`SELECT id FROM ai_agents WHERE org_id = '${bigOrg}' ORDER BY id LIMIT 1`)
+      const agent = await sample(`SELECT ai_agent_id AS id FROM conversations WHERE org_id = '${bigOrg}' ORDER BY ai_agent_id LIMIT 1`)
       const prospect = await sample(`SELECT id FROM prospects WHERE org_id = '${bigOrg}' ORDER BY id LIMIT 1`)
       const list = (filter: Parameters<Repositories['conversations']['list']>[1], limit = 100) =>
         plansOf((page) => repositories.conversations.list(bigOrg, filter, page), limit)
