@@ -133,22 +133,28 @@ export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: Read
   return (await db.raw(sql, [...bindings])) as unknown as R[]
 }
 
+/** The shapes a compiled read keeps texts for; past them it starts again. Shapes differ by page size, which a client chooses. */
 const mostCompiledShapes = 512
 
 /**
  * The text of `build`'s query for a shape, compiled once per dialect and shape and kept (every
  * client and transaction of a dialect compiles a query to the same text), or null for a query
- * that must be built afresh with its values. The most recently used `mostCompiledShapes` are kept:
- * shapes differ by page size, which a client chooses.
+ * that must be built afresh with its values. A plain Map per dialect, emptied when full, keeps
+ * the lookup on every read to one `get`.
  */
 const compiledTexts = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string) => {
-  const texts = lruMap<string, Compiled | null>(mostCompiledShapes)
+  const byDialect = new Map<string, Map<string, Compiled | null>>()
   return (db: Knex, shape: S): Compiled | null => {
     const dialect = db.client.dialect
     if (dialect !== 'sqlite3' && dialect !== 'postgresql') return null
-    const key = `${dialect} ${shapeKey(shape)}`
+    let texts = byDialect.get(dialect)
+    if (texts === undefined) byDialect.set(dialect, (texts = new Map()))
+    const key = shapeKey(shape)
     let compiled = texts.get(key)
-    if (compiled === undefined) texts.set(key, (compiled = compile((value) => build(db, value, shape))))
+    if (compiled === undefined) {
+      if (texts.size >= mostCompiledShapes) texts.clear()
+      texts.set(key, (compiled = compile((value) => build(db, value, shape))))
+    }
     return compiled
   }
 }
