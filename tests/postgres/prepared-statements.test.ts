@@ -85,13 +85,13 @@ if (postgresSuitesEnabled()) {
       expect(await limitsPrepared(db)).to.deep.equal([1, ...kept.slice(1)])
     })
 
-    it('leaves a statement prepared when a failed transaction refuses its DEALLOCATE, and runs it by name after', async () => {
+    it('closes a statement inside a failed transaction too, and prepares it again when it comes back', async () => {
       const db = open()
       for (let limit = 1; limit <= mostPreparedPerConnection; limit++) await thingsFrom<Thing>(db, [1], limit)
       const failed = await db
         .transaction(async (trx) => {
           await trx.raw('select 1 / 0').catch(() => undefined)
-          // Preparing another deallocates the text of limit 1, which the aborted transaction refuses.
+          // Preparing another closes the text of limit 1; the aborted transaction refuses only the new one.
           await thingsFrom<Thing>(trx, [1], mostPreparedPerConnection + 1)
         })
         .then(
@@ -99,8 +99,42 @@ if (postgresSuitesEnabled()) {
           (error: { code?: string }) => error,
         )
       expect(failed?.code).to.equal('25P02')
+      expect(await limitsPrepared(db)).to.deep.equal(Array.from({ length: mostPreparedPerConnection - 1 }, (_, i) => i + 2))
       expect((await thingsFrom<Thing>(db, [2], 1)).map((t) => t.id)).to.deep.equal(['t2'])
       expect(await limitsPrepared(db)).to.include(1)
+    })
+
+    /** Fills the connection's statements with the texts of limits `from`..`to`, outside a transaction. */
+    const useLimits = async (db: Knex, from: number, to: number): Promise<void> => {
+      for (let limit = from; limit <= to; limit++) await thingsFrom<Thing>(db, [1], limit)
+    }
+
+    it('closes a name the connection lost (DISCARD ALL) without failing the transaction that prepares another', async () => {
+      const db = open()
+      await useLimits(db, 1, mostPreparedPerConnection)
+      await db.raw('discard all')
+      // Preparing another closes the text of limit 1, which the server no longer has (a DEALLOCATE would fail, 26000).
+      const rows = await db.transaction((trx) => thingsFrom<Thing>(trx, [2], mostPreparedPerConnection + 1))
+      expect(rows.map((t) => t.id)).to.deep.equal(['t2', 't3', 't4', 't5'])
+    })
+
+    it('closes a name whose preparation an aborted transaction refused without failing a later transaction', async () => {
+      const db = open()
+      // The text of limit 1 is refused (the transaction is aborted): the server never prepares it.
+      const refused = await db
+        .transaction(async (trx) => {
+          await trx.raw('select 1 / 0').catch(() => undefined)
+          await thingsFrom<Thing>(trx, [1], 1)
+        })
+        .then(
+          () => null,
+          (error: { code?: string }) => error,
+        )
+      expect(refused?.code).to.equal('25P02')
+      await useLimits(db, 2, mostPreparedPerConnection)
+      // Preparing another closes the text of limit 1, which the server never had.
+      const rows = await db.transaction((trx) => thingsFrom<Thing>(trx, [2], mostPreparedPerConnection + 1))
+      expect(rows.map((t) => t.id)).to.deep.equal(['t2', 't3', 't4', 't5'])
     })
 
     it("prepares a text again once another process's migration changed its columns", async () => {

@@ -47,27 +47,49 @@ const namesByConfig = new WeakMap<object, StatementNames>()
 /** Lets the compiled reads of `knex` (PostgreSQL) run as prepared statements: connect.ts, unless DB_PREPARED_STATEMENTS is false. */
 export const prepareStatementsOn = (knex: Knex): void => void namesByConfig.set(knex.client.config as object, statementNames())
 
+/** `pg`'s connection, as a Close message needs it. */
+interface PgProtocolConnection {
+  /** The statements `pg` has prepared on it, by name: it prepares a name it has not recorded. */
+  readonly parsedStatements?: Record<string, unknown>
+  close(message: { readonly type: 'S'; readonly name: string }): void
+  sync(): void
+}
+
 /** A `pg` client as `keepPreparedStatements` wraps it. */
 export interface PgClient {
   query(config: unknown, ...rest: unknown[]): unknown
-  /** `pg`'s connection, which records the statements it has prepared (`parsedStatements`). */
-  readonly connection?: { readonly parsedStatements?: Record<string, unknown> }
+  readonly connection?: PgProtocolConnection
 }
 
 /**
  * Keeps at most `mostPreparedPerConnection` named statements on `client` (a connection of the
- * pool): before it prepares another, the least recently used is deallocated. `pg` prepares a name
- * it has not recorded, so a deallocated name is forgotten there once the server confirms it, which
- * it does before `pg` sends the next query. A DEALLOCATE the server refuses (inside a failed
- * transaction) leaves the statement where it was, recorded on both sides, until the connection closes.
+ * pool): before it prepares another, the least recently used is closed. The Close message of the
+ * protocol, not a DEALLOCATE: closing a name the server does not have is no error (a name the
+ * connection lost, or one whose preparation an aborted transaction refused), where a DEALLOCATE
+ * would fail, and abort the transaction it ran in; the server closes one inside an aborted
+ * transaction too; and a pooler that keeps prepared statements per client (PgBouncer 1.21 and
+ * later) understands a Close, where it passes a DEALLOCATE to the server, which has the statement
+ * under another name. It goes through `pg`'s queue after the queries before it, and `pg` forgets
+ * the name once the server has answered, before it submits the next query (`pg` prepares a name
+ * it has not recorded).
  */
 export const keepPreparedStatements = (client: PgClient): void => {
   const query = client.query.bind(client)
   const used = lruMap<string, true>(Number.POSITIVE_INFINITY)
-  const deallocate = (name: string): void => {
-    query(`DEALLOCATE "${name}"`, (error: Error | null) => {
-      const parsed = client.connection?.parsedStatements
-      if (error === null && parsed !== undefined) delete parsed[name]
+  const forgetOn = (connection: PgProtocolConnection, name: string): void => {
+    if (connection.parsedStatements !== undefined) delete connection.parsedStatements[name]
+  }
+  const close = (name: string): void => {
+    // A query object of `pg`'s own kind (as pg-cursor's): `submit` sends its messages, and the
+    // client calls `handleReadyForQuery` when the server is ready for the next.
+    query({
+      submit: (connection: PgProtocolConnection) => {
+        connection.close({ type: 'S', name })
+        connection.sync()
+      },
+      handleReadyForQuery: (connection: PgProtocolConnection) => forgetOn(connection, name),
+      // The connection failed: it is dropped, with its statements.
+      handleError: () => undefined,
     })
   }
   client.query = (config: unknown, ...rest: unknown[]): unknown => {
@@ -76,7 +98,7 @@ export const keepPreparedStatements = (client: PgClient): void => {
       if (used.size() >= mostPreparedPerConnection) {
         const [oldest] = used.entries().next().value as [string, true]
         used.delete(oldest)
-        deallocate(oldest)
+        close(oldest)
       }
       used.set(name, true)
     }
