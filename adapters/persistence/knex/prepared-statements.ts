@@ -110,10 +110,16 @@ export const keepPreparedStatements = (client: PgClient): void => {
  * Whether the server refused to run a prepared statement as it was prepared: its result's columns
  * changed (a migration, run by another process, added one to a `select *`), or the connection no
  * longer has it (`DISCARD ALL`, or a pooler in front of the server that moved the connection).
+ * The first is told by the function that raised it, as the message is in the server's language
+ * (lc_messages); the message is the fallback for a server or pooler that does not name it.
  */
 const isStalePrepared = (error: unknown): boolean => {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  return code === '26000' || (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
+  const { code, message, routine } = (error ?? {}) as { code?: unknown; message?: unknown; routine?: unknown }
+  return (
+    code === '26000' ||
+    (code === '0A000' &&
+      (routine === 'RevalidateCachedQuery' || (typeof message === 'string' && message.includes('cached plan must not change result type'))))
+  )
 }
 
 /**
