@@ -18,7 +18,7 @@ export interface AppConfig {
   readonly dbStatementTimeoutMs: number
   /** Longest a new database connection may take to open (PostgreSQL). */
   readonly dbConnectTimeoutMs: number
-  /** PostgreSQL: the compiled reads run as prepared statements. */
+  /** PostgreSQL: the compiled reads and writes run as prepared statements. */
   readonly dbPreparedStatements: boolean
   readonly tokenCacheTtlMs: number
   readonly webhookAllowPrivateNetworks: boolean
@@ -83,7 +83,7 @@ export const environmentVariables = [
   {
     name: 'DB_PREPARED_STATEMENTS',
     default: 'true',
-    meaning: 'Run the frequent reads as prepared statements, planned once per connection (PostgreSQL). Set `false` behind a connection pooler that does not keep them per client, such as PgBouncer in transaction mode before 1.21.',
+    meaning: 'Run the frequent reads and writes as prepared statements, parsed once per connection (PostgreSQL). Set `false` behind a connection pooler that does not keep them per client, such as PgBouncer in transaction mode before 1.21.',
     mustBe: 'true or false',
   },
   {

@@ -3,10 +3,10 @@ import { Knex } from 'knex'
 import { connectKnex, KnexConnectOptions } from '../../adapters/persistence/knex/connect'
 import { limitTo } from '../../adapters/persistence/knex/limit'
 import { mostPreparedPerConnection } from '../../adapters/persistence/knex/prepared-statements'
-import { compiledRead } from '../../adapters/persistence/knex/statements'
+import { compiledRead, insertRows, updateWhere } from '../../adapters/persistence/knex/statements'
 import { FreshDatabase, freshDatabase, postgresSuitesEnabled } from '../support/postgres'
 
-/** prepared-statements.ts: compiled reads run as prepared statements, by name, a bounded number per connection, and survive their staling. */
+/** prepared-statements.ts: compiled reads and writes run as prepared statements, by name, a bounded number per connection, and survive their staling. */
 
 interface Thing {
   readonly id: string
@@ -56,6 +56,37 @@ if (postgresSuitesEnabled()) {
       expect(statements).to.have.length(1)
       expect(statements[0].name).to.match(/^switchboard_\d+$/)
       expect(statements[0].statement).to.include('"things"').and.include('$1')
+    })
+
+    it('runs inserts and updates by name too, counting the rows an update changed', async () => {
+      const db = open()
+      await insertRows(db, 'things', [{ id: 'a1', n: 11 }])
+      await insertRows(db, 'things', [
+        { id: 'a2', n: 12 },
+        { id: 'a3', n: 13 },
+      ])
+      await insertRows(db, 'things', [{ id: 'a4', n: 14 }])
+      expect(await updateWhere(db, 'things', { id: 'a2' }, { n: 22 })).to.equal(1)
+      expect(await updateWhere(db, 'things', { id: 'nobody' }, { n: 0 })).to.equal(0)
+      expect((await thingsFrom<Thing>(db, [11], 4)).map((t) => [t.id, t.n])).to.deep.equal([
+        ['a1', 11],
+        ['a3', 13],
+        ['a4', 14],
+        ['a2', 22],
+      ])
+      const statements = (await prepared(db)).map((statement) => statement.statement.split(' (')[0].split(' set')[0])
+      // One insert of one row, one of two, one update: each prepared once.
+      expect(statements.slice(0, 3)).to.deep.equal(['insert into "things"', 'insert into "things"', 'update "things"'])
+      expect(statements).to.have.length(4)
+    })
+
+    it('writes once when the connection lost its prepared insert: the server refused it before it ran', async () => {
+      const db = open()
+      await insertRows(db, 'things', [{ id: 'b1', n: 21 }])
+      await db.raw('discard all')
+      // A second run of the insert would fail on the primary key.
+      await insertRows(db, 'things', [{ id: 'b2', n: 22 }])
+      expect((await thingsFrom<Thing>(db, [21], 5)).map((t) => t.id)).to.deep.equal(['b1', 'b2'])
     })
 
     it('runs it unnamed when DB_PREPARED_STATEMENTS is false, with the same rows', async () => {

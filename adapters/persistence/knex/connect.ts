@@ -19,7 +19,7 @@ export interface KnexConnectOptions {
    * connection is open. For the long-lived service; a short-lived one (a CLI command) has no need.
    */
   readonly checkpointInBackground?: boolean
-  /** PostgreSQL: run the compiled reads as prepared statements (prepared-statements.ts); true unless false. */
+  /** PostgreSQL: run the compiled reads and writes as prepared statements (prepared-statements.ts); true unless false. */
   readonly preparedStatements?: boolean
 }
 

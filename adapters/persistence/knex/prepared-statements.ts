@@ -5,9 +5,10 @@ import { lruMap } from '../../shared/lru-map'
  * PostgreSQL plans an unnamed statement each time it runs it: for a page read through the window
  * that keeps it within its byte budget (keyset-page.ts), 130-170 µs of the server's CPU before
  * 70-120 µs of running it. A statement prepared by name is parsed once per connection, and after
- * five runs the server keeps one plan for every value (a generic plan) when its estimate is no
- * worse, as it did for every read the bench makes. So the compiled reads (statements.ts), whose
- * texts are few and fixed, run by name; every other statement, built with its values, runs unnamed.
+ * five runs the server may settle on one plan for every value (a generic plan), when its estimate
+ * is no worse, as it did for every read the bench makes. So the compiled statements (statements.ts: the
+ * reads by id and the pages, `insertRows`, `updateWhere`), whose texts are few and fixed, run by
+ * name; every other statement, built with its values, runs unnamed.
  *
  * A prepared text holds up to about 120 KB of the server's memory per connection (a page's
  * windowed text with its generic plan, measured in `pg_backend_memory_contexts`), and texts differ
@@ -44,7 +45,7 @@ const statementNames = (): StatementNames => {
 /** By the instance's config, which its transactions' clients (other objects than its own) share. */
 const namesByConfig = new WeakMap<object, StatementNames>()
 
-/** Lets the compiled reads of `knex` (PostgreSQL) run as prepared statements: connect.ts, unless DB_PREPARED_STATEMENTS is false. */
+/** Lets the compiled statements of `knex` (PostgreSQL) run as prepared statements: connect.ts, unless DB_PREPARED_STATEMENTS is false. */
 export const prepareStatementsOn = (knex: Knex): void => void namesByConfig.set(knex.client.config as object, statementNames())
 
 /** `pg`'s connection, as a Close message needs it. */
@@ -122,18 +123,25 @@ const isStalePrepared = (error: unknown): boolean => {
   )
 }
 
+/** What `pg` answers a statement: its rows, and how many rows it wrote or read. */
+export interface PgResult<R> {
+  readonly rows: R[]
+  readonly rowCount: number | null
+}
+
 /**
- * The rows of a PostgreSQL text with `?` placeholders, prepared by name where the instance
- * prepares statements. A stale statement's text gets a new name, and the read runs again, unnamed,
- * where it may: not inside a transaction, which the error has aborted (the unit of work fails with
- * the store unavailable, and its retry runs by the new name).
+ * What a PostgreSQL text with `?` placeholders answers, prepared by name where the instance
+ * prepares statements. A stale statement's text gets a new name, and the statement runs again,
+ * unnamed, where it may: not inside a transaction, which the error has aborted (the unit of work
+ * fails with the store unavailable, and its retry runs by the new name). The server refused the
+ * stale statement before it ran, so running a write again does not write twice.
  */
-export const preparedRows = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<string | number | null>): Promise<R[]> => {
-  const unnamed = async () => ((await db.raw(sql, [...bindings])) as unknown as { rows: R[] }).rows
+export const preparedResult = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<string | number | null>): Promise<PgResult<R>> => {
+  const unnamed = async () => (await db.raw(sql, [...bindings])) as unknown as PgResult<R>
   const names = namesByConfig.get(db.client.config as object)
   if (names === undefined) return unnamed()
   try {
-    return ((await db.raw(sql, [...bindings]).options({ name: names.of(sql) })) as unknown as { rows: R[] }).rows
+    return (await db.raw(sql, [...bindings]).options({ name: names.of(sql) })) as unknown as PgResult<R>
   } catch (error) {
     if (!isStalePrepared(error)) throw error
     names.forget(sql)
@@ -141,3 +149,7 @@ export const preparedRows = async <R>(db: Knex, sql: string, bindings: ReadonlyA
     return unnamed()
   }
 }
+
+/** The rows of `preparedResult`. */
+export const preparedRows = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<string | number | null>): Promise<R[]> =>
+  (await preparedResult<R>(db, sql, bindings)).rows

@@ -1,7 +1,7 @@
 import { Knex } from 'knex'
 import { lruMap } from '../../shared/lru-map'
 import { limitTo } from './limit'
-import { preparedRows } from './prepared-statements'
+import { preparedResult, preparedRows } from './prepared-statements'
 
 /**
  * Statements run on SQLite's one connection directly, past Knex's runner, where nothing else can
@@ -277,12 +277,13 @@ export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, s
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape?: S): Promise<R | undefined> => (await read<R>(db, values, shape as S))[0]
 }
 
-/** The texts of the writes compiled so far, by table and shape; the same for every SQLite client and transaction. */
+/** The texts of the writes compiled so far, by dialect, table and shape; the same for every client and transaction of a dialect. */
 const compiledWrites = lruMap<string, Compiled | null>(256)
 
-const compiledWrite = (key: string, build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null => {
-  let compiled = compiledWrites.get(key)
-  if (compiled === undefined) compiledWrites.set(key, (compiled = compile(build)))
+const compiledWrite = (db: Knex, key: string, build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null => {
+  const dialectKey = `${db.client.dialect} ${key}`
+  let compiled = compiledWrites.get(dialectKey)
+  if (compiled === undefined) compiledWrites.set(dialectKey, (compiled = compile(build)))
   return compiled
 }
 
@@ -304,23 +305,27 @@ const sameNames = (names: ReadonlyArray<string>, columns: Columns): boolean => {
 }
 
 /**
- * INSERT of `rows`, which all have the same columns in the same order. Inside the group commit's
- * transaction on SQLite its text is compiled by Knex once per table, columns and number of rows,
- * and run directly: compiling an insert of a conversation's 19 columns, identifiers quoted and
- * sorted, cost more than SQLite took to store it. Elsewhere Knex builds and runs it.
+ * INSERT of `rows`, which all have the same columns in the same order. Its text is compiled by
+ * Knex once per table, columns and number of rows: compiling an insert of a conversation's 19
+ * columns, identifiers quoted and sorted, cost more than SQLite took to store it. Inside the group
+ * commit's transaction on SQLite it runs directly; on PostgreSQL as a prepared statement.
+ * Elsewhere Knex builds and runs it.
  */
 export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Columns>): Promise<void> => {
   if (rows.length === 0) return
   const names = Object.keys(rows[0])
-  // In the order of `names` for rows that share them, which the direct path checks below.
+  // In the order of `names` for rows that share them, which the compiled path checks below.
   const values = rows.flatMap((row) => Object.values(row))
-  const connection = directConnectionFor(db.client, true)
-  if (connection !== undefined && isPlain(values) && rows.every((row) => sameNames(names, row))) {
-    const compiled = compiledWrite(`insert ${table} ${rows.length} ${names.join()}`, (value) =>
+  const postgres = db.client.dialect === 'postgresql'
+  const connection = postgres ? undefined : directConnectionFor(db.client, true)
+  if ((postgres || connection !== undefined) && isPlain(values) && rows.every((row) => sameNames(names, row))) {
+    const compiled = compiledWrite(db, `insert ${table} ${rows.length} ${names.join()}`, (value) =>
       db(table).insert(rows.map((_, r) => marked(names, value, r * names.length))),
     )
     if (compiled !== null) {
-      await statementOf(connection, compiled.sql).run(...bindingsOf(compiled, values))
+      const bindings = bindingsOf(compiled, values)
+      if (connection !== undefined) await statementOf(connection, compiled.sql).run(...bindings)
+      else await preparedResult(db, compiled.sql, bindings)
       return
     }
   }
@@ -330,19 +335,24 @@ export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Co
 /**
  * UPDATE of `table` setting `changes` where every column of `where` equals its value (IS NULL for
  * a null, as Knex writes it); how many rows it changed. Compiled once per table and columns, and
- * run directly, as `insertRows` is; a null in `where` changes the text, so Knex builds that one.
+ * run as `insertRows` runs it; a null in `where` changes the text, so Knex builds that one.
  */
 export const updateWhere = async (db: Knex, table: string, where: Columns, changes: Columns): Promise<number> => {
   const whereNames = Object.keys(where)
   const changeNames = Object.keys(changes)
   const whereValues = whereNames.map((name) => valueIn(where, name))
   const values = [...whereValues, ...changeNames.map((name) => valueIn(changes, name))]
-  const connection = directConnectionFor(db.client, true)
-  if (connection !== undefined && isPlain(values) && !whereValues.includes(null)) {
-    const compiled = compiledWrite(`update ${table} ${whereNames.join()} ${changeNames.join()}`, (value) =>
+  const postgres = db.client.dialect === 'postgresql'
+  const connection = postgres ? undefined : directConnectionFor(db.client, true)
+  if ((postgres || connection !== undefined) && isPlain(values) && !whereValues.includes(null)) {
+    const compiled = compiledWrite(db, `update ${table} ${whereNames.join()} ${changeNames.join()}`, (value) =>
       db(table).where(marked(whereNames, value, 0)).update(marked(changeNames, value, whereNames.length)),
     )
-    if (compiled !== null) return (await statementOf(connection, compiled.sql).run(...bindingsOf(compiled, values))).changes
+    if (compiled !== null) {
+      const bindings = bindingsOf(compiled, values)
+      if (connection !== undefined) return (await statementOf(connection, compiled.sql).run(...bindings)).changes
+      return (await preparedResult(db, compiled.sql, bindings)).rowCount ?? 0
+    }
   }
   return Number(await db(table).where(where).update(changes))
 }
