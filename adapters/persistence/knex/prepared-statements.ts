@@ -6,15 +6,16 @@ import { lruMap } from '../../shared/lru-map'
  * that keeps it within its byte budget (keyset-page.ts), 130-170 µs of the server's CPU before
  * 70-120 µs of running it. A statement prepared by name is parsed once per connection, and after
  * five runs the server may settle on one plan for every value (a generic plan), when its estimate
- * is no worse, as it did for every read the bench makes. So the compiled statements (statements.ts: the
- * reads by id and the pages, `insertRows`, `updateWhere`), whose texts are few and fixed, run by
- * name; every other statement, built with its values, runs unnamed.
+ * is no worse, as it did for every read the bench makes. So the compiled statements (statements.ts:
+ * the reads by id and the pages, `insertRows`, `updateWhere`), whose texts are few and fixed, run
+ * by name; every other statement, built with its values, runs unnamed.
  *
  * A prepared text holds up to about 120 KB of the server's memory per connection for a page's
  * windowed text with its generic plan, 180 KB for an insert of 50 rows (measured in
  * `pg_backend_memory_contexts`), and texts differ by page size (a LIMIT is written in, see
- * limit.ts) and row count, so a client trying every size could make hundreds. Each connection therefore keeps the `mostPreparedPerConnection` it used last, and
- * deallocates the one it used least recently to prepare another.
+ * limit.ts) and row count, so a client trying every size could make hundreds. Each connection
+ * therefore keeps the `mostPreparedPerConnection` it used last, and closes the one it used least
+ * recently to prepare another (`keepPreparedStatements`).
  */
 export const mostPreparedPerConnection = 64
 
