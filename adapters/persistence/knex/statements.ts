@@ -287,6 +287,23 @@ const compiledWrite = (db: Knex, key: string, build: (value: ValueAt) => Knex.Qu
   return compiled
 }
 
+/** Runs a compiled write with its values; how many rows it changed. */
+type CompiledWriteRun = (compiled: Compiled, values: ReadonlyArray<Binding>) => Promise<number>
+
+/**
+ * How a compiled write runs on `db` now: on SQLite's connection directly (the group commit's
+ * transaction), or on PostgreSQL as a prepared statement; undefined where neither may, and Knex
+ * builds the write with its values.
+ */
+const compiledWriteRun = (db: Knex): CompiledWriteRun | undefined => {
+  if (db.client.dialect === 'postgresql') {
+    return async (compiled, values) => (await preparedResult(db, compiled.sql, bindingsOf(compiled, values))).rowCount ?? 0
+  }
+  const connection = directConnectionFor(db.client, true)
+  if (connection === undefined) return undefined
+  return async (compiled, values) => (await statementOf(connection, compiled.sql).run(...bindingsOf(compiled, values))).changes
+}
+
 /** A row's columns by name: a row type of rows.ts, or the columns of a WHERE or SET. */
 type Columns = object
 
@@ -316,16 +333,13 @@ export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Co
   const names = Object.keys(rows[0])
   // In the order of `names` for rows that share them, which the compiled path checks below.
   const values = rows.flatMap((row) => Object.values(row))
-  const postgres = db.client.dialect === 'postgresql'
-  const connection = postgres ? undefined : directConnectionFor(db.client, true)
-  if ((postgres || connection !== undefined) && isPlain(values) && rows.every((row) => sameNames(names, row))) {
+  const run = compiledWriteRun(db)
+  if (run !== undefined && isPlain(values) && rows.every((row) => sameNames(names, row))) {
     const compiled = compiledWrite(db, `insert ${table} ${rows.length} ${names.join()}`, (value) =>
       db(table).insert(rows.map((_, r) => marked(names, value, r * names.length))),
     )
     if (compiled !== null) {
-      const bindings = bindingsOf(compiled, values)
-      if (connection !== undefined) await statementOf(connection, compiled.sql).run(...bindings)
-      else await preparedResult(db, compiled.sql, bindings)
+      await run(compiled, values)
       return
     }
   }
@@ -342,17 +356,12 @@ export const updateWhere = async (db: Knex, table: string, where: Columns, chang
   const changeNames = Object.keys(changes)
   const whereValues = whereNames.map((name) => valueIn(where, name))
   const values = [...whereValues, ...changeNames.map((name) => valueIn(changes, name))]
-  const postgres = db.client.dialect === 'postgresql'
-  const connection = postgres ? undefined : directConnectionFor(db.client, true)
-  if ((postgres || connection !== undefined) && isPlain(values) && !whereValues.includes(null)) {
+  const run = compiledWriteRun(db)
+  if (run !== undefined && isPlain(values) && !whereValues.includes(null)) {
     const compiled = compiledWrite(db, `update ${table} ${whereNames.join()} ${changeNames.join()}`, (value) =>
       db(table).where(marked(whereNames, value, 0)).update(marked(changeNames, value, whereNames.length)),
     )
-    if (compiled !== null) {
-      const bindings = bindingsOf(compiled, values)
-      if (connection !== undefined) return (await statementOf(connection, compiled.sql).run(...bindings)).changes
-      return (await preparedResult(db, compiled.sql, bindings)).rowCount ?? 0
-    }
+    if (compiled !== null) return run(compiled, values)
   }
   return Number(await db(table).where(where).update(changes))
 }
