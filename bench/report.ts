@@ -46,6 +46,8 @@ export interface OperationReport {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly worstP99Ms: number
+  /** The slowest first answer on a connection over the rounds, which the percentiles leave out (`LoadResult.firstAnswers`). */
+  readonly slowestFirstAnswerMs: number
   /**
    * CPU time of the answering process per request, and the baseline's: a figure that other load
    * on the machine disturbs much less than requests per second.
@@ -156,6 +158,7 @@ export const summarise = (
     p50Ms: median(rounds.map((r) => r.operation.p50Ms)),
     p99Ms,
     worstP99Ms: Math.max(...rounds.map((r) => r.operation.p99Ms)),
+    slowestFirstAnswerMs: Math.max(...rounds.map((r) => r.operation.firstAnswers.maxMs)),
     cpuUsPerRequest: medianOrNull(rounds.map((r) => r.operation.serverCpuUsPerRequest)),
     baselineCpuUsPerRequest: medianOrNull(rounds.map((r) => r.baseline.serverCpuUsPerRequest)),
     cpuWithBacklogUsPerRequest: rounds.some((r) => r.backlog !== null) ? medianOrNull(rounds.map(cpuWithBacklogOf)) : null,
@@ -239,6 +242,15 @@ export const markdownOf = (report: BenchReport): string => {
     )
   }
   out.push('')
+  if (report.operations.length > 0) {
+    const slowest = report.operations.reduce((a, b) => (b.slowestFirstAnswerMs > a.slowestFirstAnswerMs ? b : a))
+    out.push(
+      `p50 and p99 leave out each connection's first answer, which also waits for the service to accept the connection: ` +
+        `a busy Node process accepts one per turn of its event loop, and every run opens its ${s.connections} at once. ` +
+        `The slowest first answer was ${fixed(slowest.slowestFirstAnswerMs, 1)} ms (${slowest.label}).`,
+    )
+    out.push('')
+  }
   const leaving = report.operations.filter((o) => o.rounds.some((r) => r.backlog !== null))
   if (leaving.length > 0) {
     const drains = leaving.flatMap((o) => o.rounds.flatMap((r) => (r.backlog === null ? [] : [r.backlog.seconds])))

@@ -102,6 +102,18 @@ describe('bench (smoke run)', function () {
     for (const operation of measured.filter((o) => o.kind === 'read')) expect(operation.rounds.every((r) => r.backlog === null), operation.label).to.equal(true)
   })
 
+  it('counts each connection first answer apart from the percentiles, and reports the slowest', () => {
+    for (const operation of outcome.report.operations) {
+      for (const round of operation.rounds) {
+        expect(round.operation.firstAnswers.count, operation.label).to.equal(10)
+        expect(round.baseline.firstAnswers.count, operation.label).to.equal(10)
+      }
+      expect(operation.slowestFirstAnswerMs, operation.label).to.equal(Math.max(...operation.rounds.map((r) => r.operation.firstAnswers.maxMs)))
+      expect(operation.slowestFirstAnswerMs, operation.label).to.be.greaterThan(0)
+    }
+    expect(readFileSync(outcome.files.markdown, 'utf8')).to.match(/The slowest first answer was \d+\.\d ms/)
+  })
+
   it('writes the results as JSON and as a Markdown table', () => {
     expect(path.dirname(outcome.files.json)).to.equal(dir)
     expect(existsSync(outcome.files.json)).to.equal(true)
