@@ -89,8 +89,14 @@ const headersOf = (endpoint: HttpActionEndpoint): Record<string, string> => {
  */
 export const maxWebhookBodyLength = 2 * 1024 * 1024
 
+/**
+ * What every reason a delivery is never sent begins with. `hasNoBody` knows such a delivery by it
+ * and its empty body, not by the whole text, which names the limits of the version that wrote it.
+ */
+const notSentPrefix = 'not sent: '
+
 /** Why a delivery whose body could not be made is failed from the start, never sent. */
-export const bodyTooLargeError = `not sent: the payload template fills to more than ${maxWebhookBodyLength} characters for this conversation`
+export const bodyTooLargeError = `${notSentPrefix}the payload template fills to more than ${maxWebhookBodyLength} characters for this conversation`
 
 /**
  * The most one change of a conversation queues in webhook bodies, in UTF-16 units, over all its
@@ -103,10 +109,7 @@ export const bodyTooLargeError = `not sent: the payload template fills to more t
 export const maxQueuedBodiesLength = 16 * maxWebhookBodyLength
 
 /** Why the deliveries of a change are failed from the start once its bodies reach the bound. */
-export const queueFullError = `not sent: this conversation's webhook bodies came to more than ${maxQueuedBodiesLength} characters in all, and this one would have passed that`
-
-/** The reasons a delivery is written failed from the start, with nothing to send, ever. */
-const notSentReasons: ReadonlyArray<string> = [bodyTooLargeError, queueFullError]
+export const queueFullError = `${notSentPrefix}this conversation's webhook bodies came to more than ${maxQueuedBodiesLength} characters in all, and this one would have passed that`
 
 /** A delivery's body, or why it has none: a string here could be anything a template fills to. */
 export type QueuedBody = string | { readonly notSent: string }
@@ -133,10 +136,15 @@ export const queuedBodies = (): ((make: () => string | null) => QueuedBody) => {
   }
 }
 
-/** Whether a delivery was born failed (`newWebhookDelivery` without a body): it has nothing to send, ever. */
+/**
+ * Whether a delivery was born failed (`newWebhookDelivery` without a body): it has nothing to
+ * send, ever. A body is never empty (a template fills to JSON), so an empty one with a first
+ * attempt that says it was not sent is such a delivery, whatever limits were in force when it was
+ * written: a retry of it must not send the empty body.
+ */
 export const hasNoBody = (delivery: WebhookDelivery): boolean => {
   const first = delivery.attempts[0]?.error
-  return first !== undefined && first !== null && notSentReasons.includes(first)
+  return delivery.request.body === '' && typeof first === 'string' && first.startsWith(notSentPrefix)
 }
 
 /** Such a delivery after a retry was asked for: one more attempt saying why again, failed again, nothing sent. */

@@ -219,6 +219,18 @@ describe('webhook payload (domain)', () => {
     expect(sendable.request.body).to.equal(queueFullError)
   })
 
+  it('a delivery born failed under other limits, by an earlier version, still has no body to send', () => {
+    const endpoint = anAction().endpoint as HttpActionEndpoint
+    const earlierReason = 'not sent: the payload template fills to more than 1048576 characters for this conversation'
+    const born = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint, body: { notSent: earlierReason }, at: at(0) })
+    expect(born.request.body).to.equal('')
+    expect(hasNoBody(born)).to.equal(true)
+    expect(refusedAgain(born, at(5)).attempts.map((attempt) => attempt.error)).to.deep.equal([earlierReason, earlierReason])
+    // A delivery that was sent and failed has a body, whatever its attempts say.
+    const sent = { ...born, request: { ...born.request, body: '{}' } }
+    expect(hasNoBody(sent)).to.equal(false)
+  })
+
   it('without a payload, the default body', () => {
     expect(webhookBody(undefined, context)).to.equal(defaultWebhookBody(context))
   })
