@@ -54,6 +54,8 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
           'webhook attempt',
         )
       },
+      // Debug: a receiver that stays slow would log one line per claim of its backlog.
+      deferred: (claim, receiver) => log.debug({ deliveryId: claim.delivery.id, orgId: claim.delivery.orgId, receiver, dueAgainAt: claim.leaseUntil }, 'webhook attempt deferred: its receiver is slow'),
       storeFailed: (cause) => log.warn({ cause }, 'webhook worker: the database cannot be used; trying again'),
       crashed: (error) => log.error({ err: error }, 'webhook worker: unexpected error'),
       queueDepth: (pending) => metrics?.setWebhookQueueDepth(pending),

@@ -15,21 +15,65 @@ export interface WorkerSteps {
 /** What the worker tells the world (logs, metrics); every function is optional. */
 export interface WorkerObserver {
   readonly attempted?: (report: DeliveryReport) => void
+  /** A claimed delivery left for later, its receiver being slow: it is due again when its lease ends. */
+  readonly deferred?: (claim: ClaimedDelivery, receiver: string) => void
   readonly storeFailed?: (cause: string) => void
   readonly crashed?: (error: unknown) => void
   readonly queueDepth?: (pending: number) => void
 }
 
 export interface WebhookWorkerOptions {
-  /** Most deliveries in flight at once: a slow receiver holds up one slot, not the queue. */
+  /** Most attempts in flight at once that have not yet run `slowAfterMs`. */
   readonly concurrency: number
   /** How long to wait between polls when nothing was due. */
   readonly pollIntervalMs: number
   /** How long `stop` waits for attempts in flight before giving up on them (their leases expire and they are retried). */
   readonly stopGraceMs: number
+  /**
+   * How long an attempt may run before its receiver counts as slow (default 2 s). The attempt then
+   * gives its slot back and runs on beside the others, so that a receiver that never answers (each
+   * attempt running to the send timeout) holds the slots for no longer than this.
+   */
+  readonly slowAfterMs?: number
+  /** How long a receiver stays slow after its last slow attempt has ended (default 60 s). */
+  readonly slowForMs?: number
+  /**
+   * Most attempts in flight at once to a slow receiver (default 4). Its other deliveries that are
+   * claimed meanwhile are not attempted: they are due again when their lease ends.
+   */
+  readonly slowReceiverLimit?: number
+  /** Most attempts in flight at once, slow ones included (default 64): each holds a connection. */
+  readonly maxInFlight?: number
 }
 
-export const defaultWorkerOptions: WebhookWorkerOptions = { concurrency: 8, pollIntervalMs: 1000, stopGraceMs: 5000 }
+export const defaultWorkerOptions: WebhookWorkerOptions = {
+  concurrency: 8,
+  pollIntervalMs: 1000,
+  stopGraceMs: 5000,
+  slowAfterMs: 2_000,
+  slowForMs: 60_000,
+  slowReceiverLimit: 4,
+  maxInFlight: 64,
+}
+
+/** What the worker knows of one receiver (a URL's origin) while it has attempts in flight or is slow. */
+interface Receiver {
+  inFlight: number
+  /** Attempts in flight that have run past `slowAfterMs`. */
+  slowInFlight: number
+  /** Until when (epoch ms) it stays slow after its last slow attempt ended. */
+  slowUntil: number
+}
+
+/** The receiver a delivery goes to: its URL's origin (scheme, host, port), or the URL itself when it has none. */
+export const receiverOf = (url: string): string => {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? url : origin
+  } catch {
+    return url
+  }
+}
 
 export interface WebhookWorker {
   /** Stops claiming, and resolves once the attempts in flight have ended (or the grace period has). Safe to call twice. */
@@ -42,12 +86,40 @@ export interface WebhookWorker {
  * A polling worker: it claims as many due deliveries as it has free slots, attempts each, and
  * claims again as soon as a slot frees; when nothing is due it sleeps `pollIntervalMs`. Each poll
  * is one indexed query, whatever the number of delivered rows.
+ *
+ * Slow receivers get a share, not the queue. Deliveries are claimed in the order they fell due,
+ * whoever they are for, so with every slot held by attempts that run to the send timeout (a
+ * receiver that never answers), every organisation's webhooks waited behind one organisation's:
+ * 16 deliveries queued to such a receiver held up the next one, to a healthy receiver, for 20 s
+ * (10 s a round of 8). Now an attempt that runs past `slowAfterMs` gives its slot back and makes
+ * its receiver slow, and a slow receiver has at most `slowReceiverLimit` attempts in flight;
+ * the claims beyond that are left to their lease, so its backlog waits, not everyone's.
  */
 export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver, options: WebhookWorkerOptions = defaultWorkerOptions): WebhookWorker => {
+  const slowAfterMs = options.slowAfterMs ?? (defaultWorkerOptions.slowAfterMs as number)
+  const slowForMs = options.slowForMs ?? (defaultWorkerOptions.slowForMs as number)
+  const slowReceiverLimit = options.slowReceiverLimit ?? (defaultWorkerOptions.slowReceiverLimit as number)
+  const maxInFlight = options.maxInFlight ?? (defaultWorkerOptions.maxInFlight as number)
   let stopping = false
   let attempts = 0
   const inFlight = new Set<Promise<void>>()
+  // Attempts in flight that have not yet run slowAfterMs: what `concurrency` bounds.
+  let fastInFlight = 0
+  const receivers = new Map<string, Receiver>()
   let wake: (() => void) | null = null
+
+  const isSlow = (receiver: Receiver, now: number): boolean => receiver.slowInFlight > 0 || now < receiver.slowUntil
+
+  /** Whether a claim for `receiver` must wait: it is slow and has its share in flight. */
+  const heldBack = (receiver: string, now: number): boolean => {
+    const known = receivers.get(receiver)
+    return known !== undefined && isSlow(known, now) && known.inFlight >= slowReceiverLimit
+  }
+
+  /** Forgets the receivers with nothing in flight that are no longer slow. */
+  const forgetIdleReceivers = (now: number): void => {
+    for (const [key, receiver] of receivers) if (receiver.inFlight === 0 && !isSlow(receiver, now)) receivers.delete(key)
+  }
 
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -60,7 +132,21 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
       wake = done
     })
 
-  const attempt = (claim: ClaimedDelivery): void => {
+  const attempt = (claim: ClaimedDelivery, key: string): void => {
+    let receiver = receivers.get(key)
+    if (receiver === undefined) receivers.set(key, (receiver = { inFlight: 0, slowInFlight: 0, slowUntil: 0 }))
+    const target = receiver
+    target.inFlight += 1
+    fastInFlight += 1
+    let slow = false
+    const slowTimer = setTimeout(() => {
+      slow = true
+      fastInFlight -= 1
+      target.slowInFlight += 1
+      wake?.()
+    }, slowAfterMs)
+    // The attempt's own socket keeps the process alive as long as it needs to.
+    slowTimer.unref()
     const running: Promise<void> = (async () => {
       const result = await steps.deliver(claim)()
       if (E.isLeft(result)) observer.storeFailed?.(result.left.cause)
@@ -71,6 +157,14 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
     })()
       .catch((error: unknown) => observer.crashed?.(error))
       .finally(() => {
+        clearTimeout(slowTimer)
+        target.inFlight -= 1
+        if (slow) {
+          target.slowInFlight -= 1
+          target.slowUntil = Date.now() + slowForMs
+        } else {
+          fastInFlight -= 1
+        }
         inFlight.delete(running)
         wake?.()
       })
@@ -84,7 +178,7 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
 
   const loop = async (): Promise<void> => {
     while (!stopping) {
-      const free = options.concurrency - inFlight.size
+      const free = Math.min(options.concurrency - fastInFlight, maxInFlight - inFlight.size)
       if (free <= 0) {
         await pause(options.pollIntervalMs)
         continue
@@ -95,7 +189,13 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
         await pause(options.pollIntervalMs)
         continue
       }
-      for (const claim of claimed.right) attempt(claim)
+      const now = Date.now()
+      forgetIdleReceivers(now)
+      for (const claim of claimed.right) {
+        const key = receiverOf(claim.delivery.request.url)
+        if (heldBack(key, now)) observer.deferred?.(claim, key)
+        else attempt(claim, key)
+      }
       if (claimed.right.length < free && !stopping) {
         await measure().catch((error: unknown) => observer.crashed?.(error))
         if (!stopping) await pause(options.pollIntervalMs)

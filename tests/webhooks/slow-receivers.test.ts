@@ -1,0 +1,267 @@
+import { expect } from 'chai'
+import { createServer, Server } from 'node:http'
+import { AddressInfo } from 'node:net'
+import * as E from 'fp-ts/Either'
+import * as O from 'fp-ts/Option'
+import * as TE from 'fp-ts/TaskEither'
+import { createMemoryStore } from '../../adapters/persistence/memory/memory-store'
+import { systemClock } from '../../adapters/system/system-clock'
+import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
+import { httpWebhookSender } from '../../adapters/webhook/http-webhook-sender'
+import { receiverOf, startWebhookWorker, WebhookWorker, WebhookWorkerOptions, WorkerSteps } from '../../adapters/webhook/webhook-worker'
+import { ClaimedDelivery } from '../../application/ports/webhook-delivery-repository'
+import { DeliveryReport, webhookDelivery } from '../../application/webhook/deliver-webhooks'
+import { timestampFromMillis } from '../../domain/shared/time'
+import { anOrganisation } from '../support/builders'
+import { aDelivery } from './builders'
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const until = async (holds: () => boolean, withinMs: number): Promise<void> => {
+  const deadline = Date.now() + withinMs
+  while (!holds() && Date.now() < deadline) await sleep(5)
+}
+
+/** How a scripted receiver answers: at once, after some milliseconds, or when the test lets it. */
+type Behaviour = 'fast' | number | 'hang'
+
+/**
+ * A queue of claims and receivers that answer as scripted, driving the real worker loop: which
+ * deliveries it attempts, which it leaves to their lease, and how many run at once.
+ */
+const scripted = () => {
+  const queue: ClaimedDelivery[] = []
+  const behaviours = new Map<string, Behaviour>()
+  const hanging: Array<() => void> = []
+  const attemptedAt = new Map<string, number>()
+  const deferred: string[] = []
+  const inFlight = new Map<string, number>()
+  const mostInFlight = new Map<string, number>()
+  let total = 0
+  let mostTotal = 0
+
+  const add = (receiver: string, count: number, behaviour: Behaviour): string[] => {
+    behaviours.set(receiver, behaviour)
+    const ids: string[] = []
+    for (let i = 0; i < count; i++) {
+      const id = `whd.${receiver.replace(/\W/g, '')}${queue.length}`
+      ids.push(id)
+      queue.push({
+        delivery: aDelivery({ id, request: { method: 'POST', url: `${receiver}/hook/${i}`, headers: {}, body: '{}' } }),
+        leaseUntil: timestampFromMillis(Date.now() + 60_000),
+      })
+    }
+    return ids
+  }
+
+  const steps: WorkerSteps = {
+    // Claimed once: a delivery left to its lease is not due again within a test.
+    claimDue: (limit) => TE.right(queue.splice(0, limit)),
+    deliver: (claim) => () => {
+      const receiver = receiverOf(claim.delivery.request.url)
+      attemptedAt.set(claim.delivery.id, Date.now())
+      inFlight.set(receiver, (inFlight.get(receiver) ?? 0) + 1)
+      mostInFlight.set(receiver, Math.max(mostInFlight.get(receiver) ?? 0, inFlight.get(receiver) ?? 0))
+      mostTotal = Math.max(mostTotal, ++total)
+      const behaviour = behaviours.get(receiver) ?? 'fast'
+      return new Promise<DeliveryReport>((resolve) => {
+        const answer = (): void => {
+          inFlight.set(receiver, (inFlight.get(receiver) ?? 1) - 1)
+          total -= 1
+          resolve({ _tag: 'LeaseTooShort', id: claim.delivery.id })
+        }
+        if (behaviour === 'hang') hanging.push(answer)
+        else setTimeout(answer, behaviour === 'fast' ? 1 : behaviour)
+      }).then((report) => ({ _tag: 'Right' as const, right: report }))
+    },
+    countPending: () => TE.right(queue.length),
+  }
+
+  const start = (options: Partial<WebhookWorkerOptions>): WebhookWorker =>
+    startWebhookWorker(steps, { deferred: (claim) => deferred.push(claim.delivery.id) }, { concurrency: 4, pollIntervalMs: 10, stopGraceMs: 200, ...options })
+
+  return {
+    add,
+    start,
+    attemptedAt,
+    deferred,
+    mostInFlight,
+    mostTotal: () => mostTotal,
+    inFlight: (receiver: string) => inFlight.get(receiver) ?? 0,
+    /** Lets every hanging attempt answer, as the send timeout would end it. */
+    releaseHanging: () => hanging.splice(0).forEach((answer) => answer()),
+    queued: () => queue.length,
+  }
+}
+
+describe('webhook worker: slow receivers get a share, not the queue', function () {
+  this.timeout(20_000)
+  const dead = 'http://dead.example'
+  const healthy = 'http://healthy.example'
+
+  it('a receiver that never answers holds the slots only until it counts as slow; the next receiver is served then', async () => {
+    const s = scripted()
+    const deadIds = s.add(dead, 20, 'hang')
+    const [healthyId] = s.add(healthy, 1, 'fast')
+    const startedAt = Date.now()
+    const worker = s.start({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 2, maxInFlight: 16 })
+    try {
+      await until(() => s.attemptedAt.has(healthyId), 5_000)
+      // The first four took every slot; they gave them back once they had run 100 ms.
+      expect(s.attemptedAt.get(healthyId), 'the healthy receiver was attempted').to.be.a('number')
+      expect((s.attemptedAt.get(healthyId) ?? Infinity) - startedAt).to.be.within(100, 1_000)
+      // No more of the slow receiver's attempts were started: it has four in flight, over its share of two.
+      expect(deadIds.filter((id) => s.attemptedAt.has(id))).to.have.length(4)
+      expect(s.mostInFlight.get(dead)).to.equal(4)
+      expect(s.deferred).to.deep.equal(deadIds.slice(4))
+      expect(s.queued()).to.equal(0)
+    } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('a slow receiver keeps at most its share in flight; its other claims are left to their lease', async () => {
+    const s = scripted()
+    const first = s.add(dead, 1, 'hang')
+    const worker = s.start({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 })
+    try {
+      await until(() => s.attemptedAt.has(first[0]), 1_000)
+      await sleep(100)
+      // It is slow now, with one attempt in flight: of the next five, one more goes, four wait.
+      const next = s.add(dead, 5, 'hang')
+      await until(() => s.deferred.length === 4, 2_000)
+      expect(next.filter((id) => s.attemptedAt.has(id))).to.deep.equal(next.slice(0, 1))
+      expect(s.deferred).to.deep.equal(next.slice(1))
+      expect(s.inFlight(dead)).to.equal(2)
+    } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('a receiver stays slow for slowForMs after its last slow attempt, then has every slot again', async () => {
+    const s = scripted()
+    s.add(dead, 1, 120)
+    const worker = s.start({ concurrency: 4, slowAfterMs: 40, slowReceiverLimit: 1, slowForMs: 300 })
+    try {
+      await until(() => s.inFlight(dead) === 0 && s.attemptedAt.size === 1, 2_000)
+      await sleep(20)
+      // Still slow: one at a time.
+      const during = s.add(dead, 3, 120)
+      await until(() => s.deferred.length === 2, 2_000)
+      expect(during.filter((id) => s.attemptedAt.has(id))).to.have.length(1)
+      await until(() => s.inFlight(dead) === 0, 2_000)
+      // 300 ms after that attempt (itself slow) ended, the receiver is no longer held back.
+      await sleep(400)
+      const after = s.add(dead, 4, 'fast')
+      await until(() => after.every((id) => s.attemptedAt.has(id)), 2_000)
+      expect(after.every((id) => s.attemptedAt.has(id))).to.equal(true)
+      expect(s.deferred).to.have.length(2)
+    } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('a receiver that answers at once is never held back, and gets every slot', async () => {
+    const s = scripted()
+    const ids = s.add(healthy, 200, 'fast')
+    const worker = s.start({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 1 })
+    try {
+      await until(() => s.attemptedAt.size === ids.length, 5_000)
+      expect(s.attemptedAt.size).to.equal(ids.length)
+      expect(s.deferred).to.deep.equal([])
+      expect(s.mostInFlight.get(healthy)).to.equal(4)
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  it('maxInFlight bounds the attempts in flight, slow ones included', async () => {
+    const s = scripted()
+    for (let i = 0; i < 10; i++) s.add(`http://dead-${i}.example`, 2, 'hang')
+    const worker = s.start({ concurrency: 3, slowAfterMs: 20, slowReceiverLimit: 2, maxInFlight: 7 })
+    try {
+      await until(() => s.mostTotal() >= 7, 2_000)
+      await sleep(200)
+      expect(s.mostTotal()).to.equal(7)
+      expect(s.attemptedAt.size).to.equal(7)
+    } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('receivers are told apart by origin: scheme, host and port', () => {
+    expect(receiverOf('https://Hooks.Example.com/a?x=1')).to.equal('https://hooks.example.com')
+    expect(receiverOf('https://hooks.example.com:443/b')).to.equal('https://hooks.example.com')
+    expect(receiverOf('http://hooks.example.com:8080/b')).to.equal('http://hooks.example.com:8080')
+    expect(receiverOf('not a url')).to.equal('not a url')
+  })
+
+  describe('through the real sender, over HTTP on 127.0.0.1', () => {
+    let blackHole: Server
+    let answering: Server
+    let received = 0
+
+    before(async () => {
+      // Accepts connections and never answers, as a receiver behind a dropped route does.
+      blackHole = createServer(() => undefined)
+      answering = createServer((request, response) => {
+        request.resume()
+        request.on('end', () => {
+          received += 1
+          response.end()
+        })
+      })
+      await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve))
+      await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve))
+    })
+
+    after(async () => {
+      blackHole.closeAllConnections()
+      await new Promise<void>((resolve) => blackHole.close(() => resolve()))
+      await new Promise<void>((resolve) => answering.close(() => resolve()))
+    })
+
+    it("another organisation's delivery, queued behind 24 to a receiver that never answers, is made once they count as slow", async () => {
+      const store = createMemoryStore()
+      await store.repositories.organisations.insert(anOrganisation({ id: 'org.silent', name: 'Silent' }))()
+      await store.repositories.organisations.insert(anOrganisation({ id: 'org.answering', name: 'Answering' }))()
+      const now = systemClock.now()
+      const urlOf = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+      const silent = Array.from({ length: 24 }, (_, i) =>
+        aDelivery({ id: `whd.silent${i}`, orgId: 'org.silent', createdAt: now, nextAttemptAt: now, request: { method: 'POST', url: urlOf(blackHole), headers: {}, body: '{}' } }),
+      )
+      const later = timestampFromMillis(Date.parse(now) + 1)
+      const other = aDelivery({ id: 'whd.other', orgId: 'org.answering', createdAt: later, nextAttemptAt: later, request: { method: 'POST', url: urlOf(answering), headers: {}, body: '{}' } })
+      await store.repositories.webhookDeliveries.insertMany([...silent, other])()
+      const steps = webhookDelivery({
+        webhookDeliveries: store.repositories.webhookDeliveries,
+        webhookSecrets: store.repositories.webhookSecrets,
+        generator: cryptoWebhookSecrets,
+        sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 3_000 }),
+        clock: systemClock,
+        jitter: { next: () => 0 },
+        leaseMs: 10_000,
+      })
+      const startedAt = Date.now()
+      const worker = startWebhookWorker(
+        { ...steps, countPending: store.repositories.webhookDeliveries.countPending },
+        {},
+        { concurrency: 8, pollIntervalMs: 20, stopGraceMs: 4_000, slowAfterMs: 300 },
+      )
+      try {
+        await until(() => received === 1, 5_000)
+        // Before, three rounds of eight attempts ran to the 3 s timeout first: 9 s.
+        expect(received).to.equal(1)
+        expect(Date.now() - startedAt).to.be.below(2_000)
+      } finally {
+        await worker.stop()
+      }
+      const found = await store.repositories.webhookDeliveries.findById('org.answering', 'whd.other')()
+      expect(E.isRight(found) && O.isSome(found.right) ? found.right.value.status : null).to.equal('delivered')
+    })
+  })
+})
