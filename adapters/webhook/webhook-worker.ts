@@ -191,11 +191,18 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
       }
       const now = Date.now()
       forgetIdleReceivers(now)
+      let skipped = 0
       for (const claim of claimed.right) {
         const key = receiverOf(claim.delivery.request.url)
-        if (heldBack(key, now)) observer.deferred?.(claim, key)
-        else attempt(claim, key)
+        if (heldBack(key, now)) {
+          skipped += 1
+          observer.deferred?.(claim, key)
+        } else attempt(claim, key)
       }
+      // Skipped claims free no slot, so the loop claims again at once: with a store that answers
+      // without I/O (memory, SQLite) a slow receiver's whole backlog would be claimed in one turn
+      // of the event loop, timers and requests waiting. One turn is let run per batch.
+      if (skipped > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       if (claimed.right.length < free && !stopping) {
         await measure().catch((error: unknown) => observer.crashed?.(error))
         if (!stopping) await pause(options.pollIntervalMs)

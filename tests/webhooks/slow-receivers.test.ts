@@ -39,6 +39,7 @@ const scripted = () => {
   const mostInFlight = new Map<string, number>()
   let total = 0
   let mostTotal = 0
+  let claims = 0
 
   const add = (receiver: string, count: number, behaviour: Behaviour): string[] => {
     behaviours.set(receiver, behaviour)
@@ -56,7 +57,10 @@ const scripted = () => {
 
   const steps: WorkerSteps = {
     // Claimed once: a delivery left to its lease is not due again within a test.
-    claimDue: (limit) => TE.right(queue.splice(0, limit)),
+    claimDue: (limit) => {
+      claims += 1
+      return TE.right(queue.splice(0, limit))
+    },
     deliver: (claim) => () => {
       const receiver = receiverOf(claim.delivery.request.url)
       attemptedAt.set(claim.delivery.id, Date.now())
@@ -87,6 +91,7 @@ const scripted = () => {
     deferred,
     mostInFlight,
     mostTotal: () => mostTotal,
+    claims: () => claims,
     inFlight: (receiver: string) => inFlight.get(receiver) ?? 0,
     /** Lets every hanging attempt answer, as the send timeout would end it. */
     releaseHanging: () => hanging.splice(0).forEach((answer) => answer()),
@@ -188,6 +193,40 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       expect(s.mostTotal()).to.equal(7)
       expect(s.attemptedAt.size).to.equal(7)
     } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it("a slow receiver's backlog is skipped a batch per turn of the event loop, not all of it in one turn", async () => {
+    // A store that answers without I/O (the memory store; SQLite, whose statements run on this
+    // thread): a loop that claims again at once never lets timers, sockets or requests run.
+    const s = scripted()
+    s.add(dead, 1, 'hang')
+    const worker = s.start({ concurrency: 4, slowAfterMs: 20, slowReceiverLimit: 1, slowForMs: 60_000 })
+    let turning = true
+    try {
+      await until(() => s.attemptedAt.size === 1, 1_000)
+      await sleep(60)
+      const backlog = s.add(dead, 4_000, 'hang')
+      const [healthyId] = s.add(healthy, 1, 'fast')
+      // How many claims the worker made between two turns of the event loop, at most.
+      let mostClaimsBetweenTurns = 0
+      let claimsAtTurn = s.claims()
+      const turn = (): void => {
+        mostClaimsBetweenTurns = Math.max(mostClaimsBetweenTurns, s.claims() - claimsAtTurn)
+        claimsAtTurn = s.claims()
+        if (turning) setImmediate(turn)
+      }
+      setImmediate(turn)
+      await until(() => s.attemptedAt.has(healthyId), 5_000)
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      expect(s.deferred).to.deep.equal(backlog)
+      // The receiver behind the backlog is not held back by it.
+      expect(s.attemptedAt.has(healthyId)).to.equal(true)
+      expect(mostClaimsBetweenTurns).to.be.at.most(2)
+    } finally {
+      turning = false
       s.releaseHanging()
       await worker.stop()
     }
