@@ -62,7 +62,8 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
     },
     {
       ...defaultWorkerOptions,
-      ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
+      // maxInFlight bounds slow attempts too: never below the attempts in flight asked for.
+      ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency, maxInFlight: Math.max(defaultWorkerOptions.maxInFlight as number, settings.concurrency) }),
       ...(settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs }),
     },
   )
