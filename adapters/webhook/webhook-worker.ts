@@ -38,8 +38,9 @@ export interface WebhookWorkerOptions {
   /** How long a receiver stays slow after its last slow attempt has ended (default 60 s). */
   readonly slowForMs?: number
   /**
-   * Most attempts in flight at once to a slow receiver (default 4). Its other deliveries that are
-   * claimed meanwhile are not attempted: they are due again when their lease ends.
+   * Most attempts in flight at once to a slow receiver (default 4). Eight times as many of its
+   * claims wait in the worker and start as its attempts end; the rest, and those still waiting
+   * halfway through their lease, are not attempted, and are due again when their lease ends.
    */
   readonly slowReceiverLimit?: number
   /** Most attempts in flight at once, slow ones included (default 64): each holds a connection. */
@@ -56,14 +57,25 @@ export const defaultWorkerOptions: WebhookWorkerOptions = {
   maxInFlight: 64,
 }
 
-/** What the worker knows of one receiver (a URL's origin) while it has attempts in flight or is slow. */
+/** What the worker knows of one receiver (a URL's origin) while it has attempts in flight, claims waiting, or is slow. */
 interface Receiver {
   inFlight: number
   /** Attempts in flight that have run past `slowAfterMs`. */
-  slowInFlight: number
+  runningSlow: number
   /** Until when (epoch ms) it stays slow after its last slow attempt ended. */
   slowUntil: number
+  /** Its claims that wait for one of its attempts to end, oldest first. */
+  readonly waiting: WaitingClaim[]
 }
+
+interface WaitingClaim {
+  readonly claim: ClaimedDelivery
+  /** Halfway through its lease: later, an attempt could outlast the lease (the send timeout is at most half of it). */
+  readonly dropAt: number
+}
+
+/** How much request body, in UTF-16 units, the claims waiting in one worker may hold in all. */
+const maxWaitingBodyLength = 32 * 1024 * 1024
 
 /** The receiver a delivery goes to: its URL's origin (scheme, host, port), or the URL itself when it has none. */
 export const receiverOf = (url: string): string => {
@@ -92,8 +104,9 @@ export interface WebhookWorker {
  * receiver that never answers), every organisation's webhooks waited behind one organisation's:
  * 16 deliveries queued to such a receiver held up the next one, to a healthy receiver, for 20 s
  * (10 s a round of 8). Now an attempt that runs past `slowAfterMs` gives its slot back and makes
- * its receiver slow, and a slow receiver has at most `slowReceiverLimit` attempts in flight;
- * the claims beyond that are left to their lease, so its backlog waits, not everyone's.
+ * its receiver slow. A slow receiver's attempts take no slot, and it gets no new attempt while
+ * it has `slowReceiverLimit` in flight: its claims wait in the worker and start as its attempts
+ * end, and past twice that share they are left to their lease. Its backlog waits, not everyone's.
  */
 export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver, options: WebhookWorkerOptions = defaultWorkerOptions): WebhookWorker => {
   const slowAfterMs = options.slowAfterMs ?? (defaultWorkerOptions.slowAfterMs as number)
@@ -103,22 +116,55 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
   let stopping = false
   let attempts = 0
   const inFlight = new Set<Promise<void>>()
-  // Attempts in flight that have not yet run slowAfterMs: what `concurrency` bounds.
-  let fastInFlight = 0
+  // Attempts in flight that hold a slot: what `concurrency` bounds. An attempt gives its slot
+  // back when it runs past slowAfterMs, and one to a receiver already slow never takes one.
+  let slotsHeld = 0
   const receivers = new Map<string, Receiver>()
+  const waitingPerReceiver = 8 * slowReceiverLimit
+  let waitingBodyLength = 0
   let wake: (() => void) | null = null
 
-  const isSlow = (receiver: Receiver, now: number): boolean => receiver.slowInFlight > 0 || now < receiver.slowUntil
+  const isSlow = (receiver: Receiver, now: number): boolean => receiver.runningSlow > 0 || now < receiver.slowUntil
 
-  /** Whether a claim for `receiver` must wait: it is slow and has its share in flight. */
-  const heldBack = (receiver: string, now: number): boolean => {
-    const known = receivers.get(receiver)
-    return known !== undefined && isSlow(known, now) && known.inFlight >= slowReceiverLimit
+  /** Whether `receiver` must not get a new attempt now: it is slow and has its share in flight. */
+  const heldBack = (receiver: Receiver, now: number): boolean => isSlow(receiver, now) && receiver.inFlight >= slowReceiverLimit
+
+  const receiverNamed = (key: string): Receiver => {
+    let receiver = receivers.get(key)
+    if (receiver === undefined) receivers.set(key, (receiver = { inFlight: 0, runningSlow: 0, slowUntil: 0, waiting: [] }))
+    return receiver
   }
 
-  /** Forgets the receivers with nothing in flight that are no longer slow. */
+  /** Forgets the receivers with nothing in flight or waiting that are no longer slow. */
   const forgetIdleReceivers = (now: number): void => {
-    for (const [key, receiver] of receivers) if (receiver.inFlight === 0 && !isSlow(receiver, now)) receivers.delete(key)
+    for (const [key, receiver] of receivers) {
+      if (receiver.inFlight === 0 && receiver.waiting.length === 0 && !isSlow(receiver, now)) receivers.delete(key)
+    }
+  }
+
+  const takeWaiting = (receiver: Receiver): WaitingClaim => {
+    const first = receiver.waiting.shift() as WaitingClaim
+    waitingBodyLength -= first.claim.delivery.request.body.length
+    return first
+  }
+
+  /**
+   * Starts the waiting claims of every receiver that has room for them, oldest first, and lets go
+   * of those that waited half their lease (due again when it ends).
+   */
+  const startWaiting = (now: number): void => {
+    for (const [key, receiver] of receivers) {
+      while (receiver.waiting.length > 0 && now >= receiver.waiting[0].dropAt) {
+        // Taken first: `deferred?.(…)` would not evaluate its argument for an observer without it.
+        const dropped = takeWaiting(receiver)
+        observer.deferred?.(dropped.claim, key)
+      }
+      while (receiver.waiting.length > 0 && !heldBack(receiver, now) && inFlight.size < maxInFlight) {
+        // A receiver that is no longer slow takes slots again, like any other.
+        if (!isSlow(receiver, now) && slotsHeld >= options.concurrency) break
+        attempt(takeWaiting(receiver).claim, receiver, now)
+      }
+    }
   }
 
   const pause = (ms: number): Promise<void> =>
@@ -132,17 +178,18 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
       wake = done
     })
 
-  const attempt = (claim: ClaimedDelivery, key: string): void => {
-    let receiver = receivers.get(key)
-    if (receiver === undefined) receivers.set(key, (receiver = { inFlight: 0, slowInFlight: 0, slowUntil: 0 }))
-    const target = receiver
+  const attempt = (claim: ClaimedDelivery, target: Receiver, now: number): void => {
     target.inFlight += 1
-    fastInFlight += 1
-    let slow = false
+    let holdsSlot = !isSlow(target, now)
+    if (holdsSlot) slotsHeld += 1
+    let ranSlow = false
     const slowTimer = setTimeout(() => {
-      slow = true
-      fastInFlight -= 1
-      target.slowInFlight += 1
+      ranSlow = true
+      target.runningSlow += 1
+      if (holdsSlot) {
+        holdsSlot = false
+        slotsHeld -= 1
+      }
       wake?.()
     }, slowAfterMs)
     // The attempt's own socket keeps the process alive as long as it needs to.
@@ -159,11 +206,12 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
       .finally(() => {
         clearTimeout(slowTimer)
         target.inFlight -= 1
-        if (slow) {
-          target.slowInFlight -= 1
+        if (holdsSlot) slotsHeld -= 1
+        // Only an attempt that itself ran slow keeps the receiver slow: one that answered in time
+        // lets it recover once slowForMs has passed since the last slow one.
+        if (ranSlow) {
+          target.runningSlow -= 1
           target.slowUntil = Date.now() + slowForMs
-        } else {
-          fastInFlight -= 1
         }
         inFlight.delete(running)
         wake?.()
@@ -178,7 +226,10 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
 
   const loop = async (): Promise<void> => {
     while (!stopping) {
-      const free = Math.min(options.concurrency - fastInFlight, maxInFlight - inFlight.size)
+      const before = Date.now()
+      forgetIdleReceivers(before)
+      startWaiting(before)
+      const free = Math.min(options.concurrency - slotsHeld, maxInFlight - inFlight.size)
       if (free <= 0) {
         await pause(options.pollIntervalMs)
         continue
@@ -190,14 +241,22 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
         continue
       }
       const now = Date.now()
-      forgetIdleReceivers(now)
       let skipped = 0
       for (const claim of claimed.right) {
         const key = receiverOf(claim.delivery.request.url)
-        if (heldBack(key, now)) {
-          skipped += 1
+        const receiver = receiverNamed(key)
+        if (!heldBack(receiver, now) && receiver.waiting.length === 0) {
+          attempt(claim, receiver, now)
+          continue
+        }
+        skipped += 1
+        const bodyLength = claim.delivery.request.body.length
+        if (receiver.waiting.length < waitingPerReceiver && waitingBodyLength + bodyLength <= maxWaitingBodyLength) {
+          receiver.waiting.push({ claim, dropAt: now + (Date.parse(claim.leaseUntil) - now) / 2 })
+          waitingBodyLength += bodyLength
+        } else {
           observer.deferred?.(claim, key)
-        } else attempt(claim, key)
+        }
       }
       // Skipped claims free no slot, so the loop claims again at once: with a store that answers
       // without I/O (memory, SQLite) a slow receiver's whole backlog would be claimed in one turn

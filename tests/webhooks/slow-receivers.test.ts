@@ -95,6 +95,8 @@ const scripted = () => {
     inFlight: (receiver: string) => inFlight.get(receiver) ?? 0,
     /** Lets every hanging attempt answer, as the send timeout would end it. */
     releaseHanging: () => hanging.splice(0).forEach((answer) => answer()),
+    /** Lets the oldest hanging attempt answer. */
+    releaseOldest: () => hanging.shift()?.(),
     queued: () => queue.length,
   }
 }
@@ -106,7 +108,7 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
 
   it('a receiver that never answers holds the slots only until it counts as slow; the next receiver is served then', async () => {
     const s = scripted()
-    const deadIds = s.add(dead, 20, 'hang')
+    const deadIds = s.add(dead, 24, 'hang')
     const [healthyId] = s.add(healthy, 1, 'fast')
     const startedAt = Date.now()
     const worker = s.start({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 2, maxInFlight: 16 })
@@ -115,10 +117,12 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       // The first four took every slot; they gave them back once they had run 100 ms.
       expect(s.attemptedAt.get(healthyId), 'the healthy receiver was attempted').to.be.a('number')
       expect((s.attemptedAt.get(healthyId) ?? Infinity) - startedAt).to.be.within(100, 1_000)
-      // No more of the slow receiver's attempts were started: it has four in flight, over its share of two.
+      // No more of the slow receiver's attempts were started: it has four in flight, over its share
+      // of two. Sixteen of its claims (eight times its share) wait in the worker; the last four
+      // are left to their lease.
       expect(deadIds.filter((id) => s.attemptedAt.has(id))).to.have.length(4)
       expect(s.mostInFlight.get(dead)).to.equal(4)
-      expect(s.deferred).to.deep.equal(deadIds.slice(4))
+      expect(s.deferred).to.deep.equal(deadIds.slice(20))
       expect(s.queued()).to.equal(0)
     } finally {
       s.releaseHanging()
@@ -126,7 +130,7 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
     }
   })
 
-  it('a slow receiver keeps at most its share in flight; its other claims are left to their lease', async () => {
+  it('a slow receiver keeps at most its share in flight; its other claims wait, and start one by one as its attempts end', async () => {
     const s = scripted()
     const first = s.add(dead, 1, 'hang')
     const worker = s.start({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 })
@@ -135,10 +139,41 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       await sleep(100)
       // It is slow now, with one attempt in flight: of the next five, one more goes, four wait.
       const next = s.add(dead, 5, 'hang')
-      await until(() => s.deferred.length === 4, 2_000)
-      expect(next.filter((id) => s.attemptedAt.has(id))).to.deep.equal(next.slice(0, 1))
-      expect(s.deferred).to.deep.equal(next.slice(1))
+      await until(() => s.queued() === 0, 2_000)
+      await sleep(50)
+      const attempted = (): string[] => next.filter((id) => s.attemptedAt.has(id))
+      expect(attempted()).to.deep.equal(next.slice(0, 1))
       expect(s.inFlight(dead)).to.equal(2)
+      // Each attempt that ends lets the oldest waiting claim start; none is left to its lease.
+      for (let started = 2; started <= 5; started++) {
+        s.releaseOldest()
+        await until(() => attempted().length === started, 2_000)
+        expect(attempted()).to.deep.equal(next.slice(0, started))
+        expect(s.inFlight(dead)).to.equal(2)
+      }
+      expect(s.deferred).to.deep.equal([])
+    } finally {
+      s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('an attempt to a receiver already slow takes no slot', async () => {
+    const s = scripted()
+    s.add(dead, 1, 'hang')
+    const worker = s.start({ concurrency: 2, slowAfterMs: 300, slowReceiverLimit: 2, slowForMs: 60_000 })
+    try {
+      await until(() => s.attemptedAt.size === 1, 1_000)
+      await sleep(350)
+      // Slow now. Its next attempt starts slow, so both slots stay for the healthy receiver, at
+      // once; had it taken a slot, the second healthy attempt would wait 300 ms for it.
+      const [second] = s.add(dead, 1, 'hang')
+      const healthyIds = s.add(healthy, 2, 'hang')
+      const addedAt = Date.now()
+      await until(() => healthyIds.every((id) => s.attemptedAt.has(id)), 1_000)
+      expect(s.attemptedAt.has(second)).to.equal(true)
+      expect(Math.max(...healthyIds.map((id) => (s.attemptedAt.get(id) ?? Infinity) - addedAt))).to.be.below(150)
+      expect(s.inFlight(healthy)).to.equal(2)
     } finally {
       s.releaseHanging()
       await worker.stop()
@@ -152,17 +187,16 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
     try {
       await until(() => s.inFlight(dead) === 0 && s.attemptedAt.size === 1, 2_000)
       await sleep(20)
-      // Still slow: one at a time.
+      // Still slow: one at a time, each of them slow again.
       const during = s.add(dead, 3, 120)
-      await until(() => s.deferred.length === 2, 2_000)
-      expect(during.filter((id) => s.attemptedAt.has(id))).to.have.length(1)
-      await until(() => s.inFlight(dead) === 0, 2_000)
-      // 300 ms after that attempt (itself slow) ended, the receiver is no longer held back.
+      await until(() => during.every((id) => s.attemptedAt.has(id)) && s.inFlight(dead) === 0, 3_000)
+      expect(s.mostInFlight.get(dead)).to.equal(1)
+      // 300 ms after the last of them ended, the receiver is no longer held back: four at once.
       await sleep(400)
-      const after = s.add(dead, 4, 'fast')
+      const after = s.add(dead, 4, 'hang')
       await until(() => after.every((id) => s.attemptedAt.has(id)), 2_000)
-      expect(after.every((id) => s.attemptedAt.has(id))).to.equal(true)
-      expect(s.deferred).to.have.length(2)
+      expect(s.inFlight(dead)).to.equal(4)
+      expect(s.deferred).to.deep.equal([])
     } finally {
       s.releaseHanging()
       await worker.stop()
@@ -221,7 +255,8 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       setImmediate(turn)
       await until(() => s.attemptedAt.has(healthyId), 5_000)
       await new Promise<void>((resolve) => setImmediate(resolve))
-      expect(s.deferred).to.deep.equal(backlog)
+      // Eight times its share of one wait in the worker; the rest are left to their lease.
+      expect(s.deferred).to.deep.equal(backlog.slice(8))
       // The receiver behind the backlog is not held back by it.
       expect(s.attemptedAt.has(healthyId)).to.equal(true)
       expect(mostClaimsBetweenTurns).to.be.at.most(2)
