@@ -1,4 +1,10 @@
-import { WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { Store } from '../../adapters/persistence/store'
+import { systemClock } from '../../adapters/system/system-clock'
+import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
+import { httpWebhookSender } from '../../adapters/webhook/http-webhook-sender'
+import { WorkerSteps } from '../../adapters/webhook/webhook-worker'
+import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
+import { RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { WebhookSecret } from '../../domain/webhook/webhook-secret'
 import { at, orgA } from '../support/builders'
 
@@ -31,3 +37,24 @@ export const aSecret = (overrides: Partial<WebhookSecret> = {}): WebhookSecret =
   rotatedAt: null,
   ...overrides,
 })
+
+/**
+ * A worker's steps over a store's repositories, as the service wires them but for the settings a
+ * test needs: the real sender (private addresses allowed, for receivers on 127.0.0.1) on the real clock.
+ */
+export const workerStepsOver = (
+  store: Store,
+  settings: { readonly timeoutMs: number; readonly leaseMs: number; readonly jitter?: () => number; readonly policy?: RetryPolicy },
+): WorkerSteps => {
+  const steps = webhookDelivery({
+    webhookDeliveries: store.repositories.webhookDeliveries,
+    webhookSecrets: store.repositories.webhookSecrets,
+    generator: cryptoWebhookSecrets,
+    sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: settings.timeoutMs }),
+    clock: systemClock,
+    jitter: { next: settings.jitter ?? (() => 0) },
+    policy: settings.policy,
+    leaseMs: settings.leaseMs,
+  })
+  return { ...steps, countPending: store.repositories.webhookDeliveries.countPending }
+}

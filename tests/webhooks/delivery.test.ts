@@ -11,6 +11,7 @@ import { bodyTooLargeError, WebhookDelivery } from '../../domain/webhook/webhook
 import { systemClock } from '../../adapters/system/system-clock'
 import { runRight } from '../unit/application/helpers'
 import { actionBody, agentBody, conversationBody, newWorld, withTwoOrganisations, World } from '../unit/application/world'
+import { workerStepsOver } from './builders'
 import { Receiver, signaturesBy, startReceiver } from './receiver'
 
 /**
@@ -316,19 +317,9 @@ describe('webhook delivery to a real receiver', function () {
     await addAction({ url: receiver.url(), method: 'POST' })
     let calls = 0
     receiver.answer = () => ({ status: ++calls === 1 ? 500 : 200 })
-    const steps = webhookDelivery({
-      webhookDeliveries: world.store.repositories.webhookDeliveries,
-      webhookSecrets: world.store.repositories.webhookSecrets,
-      generator: cryptoWebhookSecrets,
-      sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 1_000 }),
-      clock: systemClock,
-      jitter: { next: () => 0 },
-      policy: { firstDelayMs: 50, maxAttempts: 8, maxAgeMs: 60_000, maxRetryAfterMs: 60_000 },
-      leaseMs: 5_000,
-    })
     const depths: number[] = []
     const worker = startWebhookWorker(
-      { ...steps, countPending: world.store.repositories.webhookDeliveries.countPending },
+      workerStepsOver(world.store, { timeoutMs: 1_000, leaseMs: 5_000, policy: { firstDelayMs: 50, maxAttempts: 8, maxAgeMs: 60_000, maxRetryAfterMs: 60_000 } }),
       { queueDepth: (n) => depths.push(n) },
       { concurrency: 4, pollIntervalMs: 20, stopGraceMs: 1_000 },
     )

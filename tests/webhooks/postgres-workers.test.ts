@@ -4,14 +4,11 @@ import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { migrateToLatest } from '../../adapters/persistence/knex/migrator'
 import { Store } from '../../adapters/persistence/store'
 import { systemClock } from '../../adapters/system/system-clock'
-import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
-import { httpWebhookSender } from '../../adapters/webhook/http-webhook-sender'
 import { startWebhookWorker, WebhookWorker } from '../../adapters/webhook/webhook-worker'
-import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
 import { anOrganisation, orgA } from '../support/builders'
 import { FreshDatabase, freshDatabase, postgresSuitesEnabled } from '../support/postgres'
 import { right } from '../contract/contract-kit'
-import { aDelivery } from './builders'
+import { aDelivery, workerStepsOver } from './builders'
 import { Receiver, startReceiver } from './receiver'
 
 const deliveries = 300
@@ -41,18 +38,8 @@ const deliveries = 300
 
   afterEach(() => receiver.close())
 
-  const worker = (store: Store): WebhookWorker => {
-    const steps = webhookDelivery({
-      webhookDeliveries: store.repositories.webhookDeliveries,
-      webhookSecrets: store.repositories.webhookSecrets,
-      generator: cryptoWebhookSecrets,
-      sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 2_000 }),
-      clock: systemClock,
-      jitter: { next: () => Math.random() },
-      leaseMs: 30_000,
-    })
-    return startWebhookWorker({ ...steps, countPending: store.repositories.webhookDeliveries.countPending }, {}, { concurrency: 8, pollIntervalMs: 10, stopGraceMs: 2_000 })
-  }
+  const worker = (store: Store): WebhookWorker =>
+    startWebhookWorker(workerStepsOver(store, { timeoutMs: 2_000, leaseMs: 30_000, jitter: () => Math.random() }), {}, { concurrency: 8, pollIntervalMs: 10, stopGraceMs: 2_000 })
 
   it('never send the same attempt twice: each delivery arrives once, with one attempt', async () => {
     const [one, two] = stores

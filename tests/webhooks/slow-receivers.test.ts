@@ -6,14 +6,12 @@ import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { createMemoryStore } from '../../adapters/persistence/memory/memory-store'
 import { systemClock } from '../../adapters/system/system-clock'
-import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
-import { httpWebhookSender } from '../../adapters/webhook/http-webhook-sender'
 import { receiverOf, startWebhookWorker, WebhookWorker, WebhookWorkerOptions, WorkerSteps } from '../../adapters/webhook/webhook-worker'
 import { ClaimedDelivery } from '../../application/ports/webhook-delivery-repository'
-import { DeliveryReport, webhookDelivery } from '../../application/webhook/deliver-webhooks'
+import { DeliveryReport } from '../../application/webhook/deliver-webhooks'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anOrganisation } from '../support/builders'
-import { aDelivery } from './builders'
+import { aDelivery, workerStepsOver } from './builders'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -311,18 +309,9 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       const later = timestampFromMillis(Date.parse(now) + 1)
       const other = aDelivery({ id: 'whd.other', orgId: 'org.answering', createdAt: later, nextAttemptAt: later, request: { method: 'POST', url: urlOf(answering), headers: {}, body: '{}' } })
       await store.repositories.webhookDeliveries.insertMany([...silent, other])()
-      const steps = webhookDelivery({
-        webhookDeliveries: store.repositories.webhookDeliveries,
-        webhookSecrets: store.repositories.webhookSecrets,
-        generator: cryptoWebhookSecrets,
-        sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 3_000 }),
-        clock: systemClock,
-        jitter: { next: () => 0 },
-        leaseMs: 10_000,
-      })
       const startedAt = Date.now()
       const worker = startWebhookWorker(
-        { ...steps, countPending: store.repositories.webhookDeliveries.countPending },
+        workerStepsOver(store, { timeoutMs: 3_000, leaseMs: 10_000 }),
         {},
         { concurrency: 8, pollIntervalMs: 20, stopGraceMs: 4_000, slowAfterMs: 300 },
       )
