@@ -62,8 +62,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
     },
     {
       ...defaultWorkerOptions,
-      // maxInFlight bounds slow attempts too: never below the attempts in flight asked for.
-      ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency, maxInFlight: Math.max(defaultWorkerOptions.maxInFlight as number, settings.concurrency) }),
+      ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
       ...(settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs }),
     },
   )

@@ -23,7 +23,7 @@ export interface WorkerObserver {
 }
 
 export interface WebhookWorkerOptions {
-  /** Most attempts in flight at once that have not yet run `slowAfterMs`. */
+  /** Most attempts in flight at once that hold a slot: those that have not yet run `slowAfterMs`, to receivers not slow. */
   readonly concurrency: number
   /** How long to wait between polls when nothing was due. */
   readonly pollIntervalMs: number
@@ -43,11 +43,14 @@ export interface WebhookWorkerOptions {
    * halfway through their lease, are not attempted, and are due again when their lease ends.
    */
   readonly slowReceiverLimit?: number
-  /** Most attempts in flight at once, slow ones included (default 64): each holds a connection. */
+  /**
+   * Most attempts in flight at once, slow ones included (default 64): each holds a connection.
+   * Never fewer than `concurrency`, which a receiver that answers in time may fill.
+   */
   readonly maxInFlight?: number
 }
 
-export const defaultWorkerOptions: WebhookWorkerOptions = {
+export const defaultWorkerOptions: Required<WebhookWorkerOptions> = {
   concurrency: 8,
   pollIntervalMs: 1000,
   stopGraceMs: 5000,
@@ -109,10 +112,8 @@ export interface WebhookWorker {
  * end, and past twice that share they are left to their lease. Its backlog waits, not everyone's.
  */
 export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver, options: WebhookWorkerOptions = defaultWorkerOptions): WebhookWorker => {
-  const slowAfterMs = options.slowAfterMs ?? (defaultWorkerOptions.slowAfterMs as number)
-  const slowForMs = options.slowForMs ?? (defaultWorkerOptions.slowForMs as number)
-  const slowReceiverLimit = options.slowReceiverLimit ?? (defaultWorkerOptions.slowReceiverLimit as number)
-  const maxInFlight = options.maxInFlight ?? (defaultWorkerOptions.maxInFlight as number)
+  const { slowAfterMs, slowForMs, slowReceiverLimit } = { ...defaultWorkerOptions, ...options }
+  const maxInFlight = Math.max(options.maxInFlight ?? defaultWorkerOptions.maxInFlight, options.concurrency)
   let stopping = false
   let attempts = 0
   const inFlight = new Set<Promise<void>>()

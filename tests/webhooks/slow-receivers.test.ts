@@ -82,17 +82,31 @@ const scripted = () => {
   const start = (options: Partial<WebhookWorkerOptions>): WebhookWorker =>
     startWebhookWorker(steps, { deferred: (claim) => deferred.push(claim.delivery.id) }, { concurrency: 4, pollIntervalMs: 10, stopGraceMs: 200, ...options })
 
+  /** Lets every hanging attempt answer, as the send timeout would end it. */
+  const releaseHanging = (): void => hanging.splice(0).forEach((answer) => answer())
+
+  /** Runs `body` with a worker started with `options`; then lets every hanging attempt answer and stops it. */
+  const withWorker = async (options: Partial<WebhookWorkerOptions>, body: () => Promise<void>): Promise<void> => {
+    const worker = start(options)
+    try {
+      await body()
+    } finally {
+      releaseHanging()
+      await worker.stop()
+    }
+  }
+
   return {
     add,
     start,
+    withWorker,
     attemptedAt,
     deferred,
     mostInFlight,
     mostTotal: () => mostTotal,
     claims: () => claims,
     inFlight: (receiver: string) => inFlight.get(receiver) ?? 0,
-    /** Lets every hanging attempt answer, as the send timeout would end it. */
-    releaseHanging: () => hanging.splice(0).forEach((answer) => answer()),
+    releaseHanging,
     /** Lets the oldest hanging attempt answer. */
     releaseOldest: () => hanging.shift()?.(),
     queued: () => queue.length,
@@ -109,8 +123,7 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
     const deadIds = s.add(dead, 24, 'hang')
     const [healthyId] = s.add(healthy, 1, 'fast')
     const startedAt = Date.now()
-    const worker = s.start({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 2, maxInFlight: 16 })
-    try {
+    await s.withWorker({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 2, maxInFlight: 16 }, async () => {
       await until(() => s.attemptedAt.has(healthyId), 5_000)
       // The first four took every slot; they gave them back once they had run 100 ms.
       expect(s.attemptedAt.get(healthyId), 'the healthy receiver was attempted').to.be.a('number')
@@ -122,17 +135,13 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       expect(s.mostInFlight.get(dead)).to.equal(4)
       expect(s.deferred).to.deep.equal(deadIds.slice(20))
       expect(s.queued()).to.equal(0)
-    } finally {
-      s.releaseHanging()
-      await worker.stop()
-    }
+    })
   })
 
   it('a slow receiver keeps at most its share in flight; its other claims wait, and start one by one as its attempts end', async () => {
     const s = scripted()
     const first = s.add(dead, 1, 'hang')
-    const worker = s.start({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 })
-    try {
+    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 }, async () => {
       await until(() => s.attemptedAt.has(first[0]), 1_000)
       await sleep(100)
       // It is slow now, with one attempt in flight: of the next five, one more goes, four wait.
@@ -150,17 +159,13 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
         expect(s.inFlight(dead)).to.equal(2)
       }
       expect(s.deferred).to.deep.equal([])
-    } finally {
-      s.releaseHanging()
-      await worker.stop()
-    }
+    })
   })
 
   it('an attempt to a receiver already slow takes no slot', async () => {
     const s = scripted()
     s.add(dead, 1, 'hang')
-    const worker = s.start({ concurrency: 2, slowAfterMs: 300, slowReceiverLimit: 2, slowForMs: 60_000 })
-    try {
+    await s.withWorker({ concurrency: 2, slowAfterMs: 300, slowReceiverLimit: 2, slowForMs: 60_000 }, async () => {
       await until(() => s.attemptedAt.size === 1, 1_000)
       await sleep(350)
       // Slow now. Its next attempt starts slow, so both slots stay for the healthy receiver, at
@@ -172,17 +177,13 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       expect(s.attemptedAt.has(second)).to.equal(true)
       expect(Math.max(...healthyIds.map((id) => (s.attemptedAt.get(id) ?? Infinity) - addedAt))).to.be.below(150)
       expect(s.inFlight(healthy)).to.equal(2)
-    } finally {
-      s.releaseHanging()
-      await worker.stop()
-    }
+    })
   })
 
   it('a receiver stays slow for slowForMs after its last slow attempt, then has every slot again', async () => {
     const s = scripted()
     s.add(dead, 1, 120)
-    const worker = s.start({ concurrency: 4, slowAfterMs: 40, slowReceiverLimit: 1, slowForMs: 300 })
-    try {
+    await s.withWorker({ concurrency: 4, slowAfterMs: 40, slowReceiverLimit: 1, slowForMs: 300 }, async () => {
       await until(() => s.inFlight(dead) === 0 && s.attemptedAt.size === 1, 2_000)
       await sleep(20)
       // Still slow: one at a time, each of them slow again.
@@ -195,39 +196,29 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       await until(() => after.every((id) => s.attemptedAt.has(id)), 2_000)
       expect(s.inFlight(dead)).to.equal(4)
       expect(s.deferred).to.deep.equal([])
-    } finally {
-      s.releaseHanging()
-      await worker.stop()
-    }
+    })
   })
 
   it('a receiver that answers at once is never held back, and gets every slot', async () => {
     const s = scripted()
     const ids = s.add(healthy, 200, 'fast')
-    const worker = s.start({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 1 })
-    try {
+    await s.withWorker({ concurrency: 4, slowAfterMs: 100, slowReceiverLimit: 1 }, async () => {
       await until(() => s.attemptedAt.size === ids.length, 5_000)
       expect(s.attemptedAt.size).to.equal(ids.length)
       expect(s.deferred).to.deep.equal([])
       expect(s.mostInFlight.get(healthy)).to.equal(4)
-    } finally {
-      await worker.stop()
-    }
+    })
   })
 
   it('maxInFlight bounds the attempts in flight, slow ones included', async () => {
     const s = scripted()
     for (let i = 0; i < 10; i++) s.add(`http://dead-${i}.example`, 2, 'hang')
-    const worker = s.start({ concurrency: 3, slowAfterMs: 20, slowReceiverLimit: 2, maxInFlight: 7 })
-    try {
+    await s.withWorker({ concurrency: 3, slowAfterMs: 20, slowReceiverLimit: 2, maxInFlight: 7 }, async () => {
       await until(() => s.mostTotal() >= 7, 2_000)
       await sleep(200)
       expect(s.mostTotal()).to.equal(7)
       expect(s.attemptedAt.size).to.equal(7)
-    } finally {
-      s.releaseHanging()
-      await worker.stop()
-    }
+    })
   })
 
   it("a slow receiver's backlog is skipped a batch per turn of the event loop, not all of it in one turn", async () => {
