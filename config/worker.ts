@@ -51,7 +51,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
         metrics?.recordWebhookOutcome(delivery.status === 'pending' ? 'retrying' : delivery.status)
         log.info(
           { deliveryId: delivery.id, orgId: delivery.orgId, event: delivery.event, status: delivery.status, statusCode: last?.statusCode, error: last?.error, durationMs: last?.durationMs, attempt: delivery.attempts.length, nextAttemptAt: delivery.nextAttemptAt, recorded },
-          'webhook attempt',
+          report._tag === 'GivenUp' ? 'webhook delivery given up: its receiver was too slow within its retry window' : 'webhook attempt',
         )
       },
       // Debug: a receiver that stays slow would log one line per claim of its backlog.

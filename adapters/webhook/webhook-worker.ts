@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/Either'
+import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { ClaimedDelivery } from '../../application/ports/webhook-delivery-repository'
 import { DeliveryReport } from '../../application/webhook/deliver-webhooks'
@@ -8,12 +9,15 @@ import { StoreUnavailable } from '../../domain/shared/errors'
 export interface WorkerSteps {
   readonly claimDue: (limit: number) => TE.TaskEither<StoreUnavailable, ReadonlyArray<ClaimedDelivery>>
   readonly deliver: (claim: ClaimedDelivery) => TE.TaskEither<StoreUnavailable, DeliveryReport>
+  /** A claim the worker cannot attempt now, its receiver being slow: failed unsent when past its retry window (some), else kept (none). */
+  readonly giveUpIfLate: (claim: ClaimedDelivery, receiver: string) => TE.TaskEither<StoreUnavailable, O.Option<DeliveryReport>>
   /** How many deliveries are pending, for the queue-depth gauge. */
   readonly countPending: () => TE.TaskEither<StoreUnavailable, number>
 }
 
 /** What the worker tells the world (logs, metrics); every function is optional. */
 export interface WorkerObserver {
+  /** What became of a claim that was attempted, or given up on (`GivenUp`) without an attempt. */
   readonly attempted?: (report: DeliveryReport) => void
   /** A claimed delivery left for later, its receiver being slow: it is due again when its lease ends. */
   readonly deferred?: (claim: ClaimedDelivery, receiver: string) => void
@@ -109,7 +113,9 @@ export interface WebhookWorker {
  * (10 s a round of 8). Now an attempt that runs past `slowAfterMs` gives its slot back and makes
  * its receiver slow. A slow receiver's attempts take no slot, and it gets no new attempt while
  * it has `slowReceiverLimit` in flight: its claims wait in the worker and start as its attempts
- * end, and past twice that share they are left to their lease. Its backlog waits, not everyone's.
+ * end, and those past what may wait are left to their lease. Its backlog waits, not everyone's;
+ * what of it is past its retry window (a day after the event) is failed unsent, so that the
+ * backlog of a receiver sent more than it takes stays bounded.
  */
 export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver, options: WebhookWorkerOptions = defaultWorkerOptions): WebhookWorker => {
   const { slowAfterMs, slowForMs, slowReceiverLimit } = { ...defaultWorkerOptions, ...options }
@@ -242,15 +248,23 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
         continue
       }
       const now = Date.now()
-      let skipped = 0
+      // The claims that cannot start now, in order. Once one of a receiver's claims is held, so is
+      // every later one of it in the batch (its attempts only add to what it has in flight).
+      const held: Array<{ readonly claim: ClaimedDelivery; readonly key: string; readonly receiver: Receiver }> = []
       for (const claim of claimed.right) {
         const key = receiverOf(claim.delivery.request.url)
         const receiver = receiverNamed(key)
-        if (!heldBack(receiver, now) && receiver.waiting.length === 0) {
-          attempt(claim, receiver, now)
-          continue
-        }
-        skipped += 1
+        if (!heldBack(receiver, now) && receiver.waiting.length === 0) attempt(claim, receiver, now)
+        else held.push({ claim, key, receiver })
+      }
+      // Past its retry window a held claim is failed unsent rather than kept: a receiver that takes
+      // fewer than it is sent would otherwise keep a backlog that only grows, each delivery pending
+      // for ever. Asked together, so that the writes share a commit.
+      const verdicts = await Promise.all(held.map(({ claim, key }) => steps.giveUpIfLate(claim, key)()))
+      held.forEach(({ claim, key, receiver }, i) => {
+        const verdict = verdicts[i]
+        if (E.isLeft(verdict)) observer.storeFailed?.(verdict.left.cause)
+        else if (O.isSome(verdict.right)) return observer.attempted?.(verdict.right.value)
         const bodyLength = claim.delivery.request.body.length
         if (receiver.waiting.length < waitingPerReceiver && waitingBodyLength + bodyLength <= maxWaitingBodyLength) {
           receiver.waiting.push({ claim, dropAt: now + (Date.parse(claim.leaseUntil) - now) / 2 })
@@ -258,11 +272,11 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
         } else {
           observer.deferred?.(claim, key)
         }
-      }
-      // Skipped claims free no slot, so the loop claims again at once: with a store that answers
+      })
+      // Held claims free no slot, so the loop claims again at once: with a store that answers
       // without I/O (memory, SQLite) a slow receiver's whole backlog would be claimed in one turn
       // of the event loop, timers and requests waiting. One turn is let run per batch.
-      if (skipped > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      if (held.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       if (claimed.right.length < free && !stopping) {
         await measure().catch((error: unknown) => observer.crashed?.(error))
         if (!stopping) await pause(options.pollIntervalMs)

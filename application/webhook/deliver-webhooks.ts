@@ -1,8 +1,9 @@
 import { pipe } from 'fp-ts/function'
+import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
-import { afterAttempt, defaultRetryPolicy, hasNoBody, refusedAgain, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { afterAttempt, defaultRetryPolicy, givenUpOnSlowReceiver, hasNoBody, pastRetryWindow, refusedAgain, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { Clock } from '../ports/clock'
 import { ClaimedDelivery, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
@@ -31,6 +32,8 @@ export type DeliveryReport =
   | { readonly _tag: 'Attempted'; readonly delivery: WebhookDelivery; readonly recorded: boolean }
   /** Too little of the lease was left to finish an attempt in it: not sent, due again when the lease ends. */
   | { readonly _tag: 'LeaseTooShort'; readonly id: string }
+  /** Its receiver was too slow to take it within its retry window: failed, not sent. */
+  | { readonly _tag: 'GivenUp'; readonly delivery: WebhookDelivery; readonly recorded: boolean }
 
 const millis = (at: Timestamp): number => Date.parse(at)
 
@@ -77,14 +80,34 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
     )
   }
 
-  /** The attempt's outcome, under the claim's lease: not recorded over another worker's take-over. */
+  /**
+   * A claim its worker cannot attempt now, its receiver being slow: past its retry window it is
+   * failed unsent, and reported; within it, it is kept (none), to wait in the worker or for its
+   * lease to end. Only such claims: a delivery past its window whose receiver is well still gets
+   * its attempt (after an outage of the service, say).
+   */
+  const giveUpIfLate = (claim: ClaimedDelivery, receiver: string): TE.TaskEither<StoreUnavailable, O.Option<DeliveryReport>> => {
+    const now = ports.clock.now()
+    if (!pastRetryWindow(claim.delivery, now, policy)) return TE.right(O.none)
+    const next = givenUpOnSlowReceiver(claim.delivery, receiver, now, policy)
+    return pipe(
+      writeOutcome(claim, next),
+      TE.map((recorded) => O.some({ _tag: 'GivenUp', delivery: next, recorded })),
+    )
+  }
+
+  /** The delivery's new state, under the claim's lease: not written over another worker's take-over. */
+  const writeOutcome = (claim: ClaimedDelivery, next: WebhookDelivery): TE.TaskEither<StoreUnavailable, boolean> =>
+    ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt })
+
+  /** The attempt's outcome, under the claim's lease. */
   const record = (claim: ClaimedDelivery, next: WebhookDelivery): TE.TaskEither<StoreUnavailable, DeliveryReport> =>
     pipe(
-      ports.webhookDeliveries.recordAttempt(claim, { status: next.status, attempts: next.attempts, nextAttemptAt: next.nextAttemptAt }),
+      writeOutcome(claim, next),
       TE.map((recorded): DeliveryReport => ({ _tag: 'Attempted', delivery: next, recorded })),
     )
 
-  return { claimDue, deliver }
+  return { claimDue, deliver, giveUpIfLate }
 }
 
 export type WebhookDeliveryUseCases = ReturnType<typeof webhookDelivery>

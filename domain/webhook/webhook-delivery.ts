@@ -147,13 +147,17 @@ export const hasNoBody = (delivery: WebhookDelivery): boolean => {
   return delivery.request.body === '' && typeof first === 'string' && first.startsWith(notSentPrefix)
 }
 
-/** Such a delivery after a retry was asked for: one more attempt saying why again, failed again, nothing sent. */
-export const refusedAgain = (delivery: WebhookDelivery, at: Timestamp): WebhookDelivery => ({
+/** The delivery failed without being sent: one more attempt, at `at`, that says why (`reason`, a `notSent…` text). */
+const failedUnsent = (delivery: WebhookDelivery, at: Timestamp, reason: string): WebhookDelivery => ({
   ...delivery,
   status: 'failed',
-  attempts: [...delivery.attempts, { at, statusCode: null, error: delivery.attempts[0]?.error ?? bodyTooLargeError, durationMs: 0 }],
+  attempts: [...delivery.attempts, { at, statusCode: null, error: reason, durationMs: 0 }],
   nextAttemptAt: null,
 })
+
+/** Such a delivery after a retry was asked for: one more attempt saying why again, failed again, nothing sent. */
+export const refusedAgain = (delivery: WebhookDelivery, at: Timestamp): WebhookDelivery =>
+  failedUnsent(delivery, at, delivery.attempts[0]?.error ?? bodyTooLargeError)
 
 /**
  * The outbox row for one action and event. A body that is not sent (its template fills past
@@ -221,6 +225,25 @@ export interface AttemptOutcome extends DeliveryAttempt {
 }
 
 const millisOf = (at: Timestamp): number => Date.parse(at)
+
+/** Whether `now` is past the delivery's retry window: `maxAgeMs` after its event. */
+export const pastRetryWindow = (delivery: WebhookDelivery, now: Timestamp, policy: RetryPolicy = defaultRetryPolicy): boolean =>
+  millisOf(now) > millisOf(delivery.createdAt) + policy.maxAgeMs
+
+const spanOf = (ms: number): string => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.ceil(ms / 1000)} s`)
+
+/** Why a delivery is failed unsent when its receiver was too slow to take it within its retry window. */
+export const receiverTooSlowError = (receiver: string, policy: RetryPolicy = defaultRetryPolicy): string =>
+  `${notSentPrefix}${receiver} took its deliveries too slowly for this one to be attempted within ${spanOf(policy.maxAgeMs)} of the event`
+
+/**
+ * The delivery, failed unsent, when its receiver was too slow to take it within its retry window:
+ * a receiver that takes fewer deliveries than it is sent (a worker gives a slow receiver only a
+ * share of its attempts) would otherwise keep a backlog that only grows, each delivery of it
+ * pending for ever. A manual retry sends it again: it has its body.
+ */
+export const givenUpOnSlowReceiver = (delivery: WebhookDelivery, receiver: string, at: Timestamp, policy: RetryPolicy = defaultRetryPolicy): WebhookDelivery =>
+  failedUnsent(delivery, at, receiverTooSlowError(receiver, policy))
 
 /**
  * The delivery after one more attempt ended at `endedAt`: delivered on a 2xx; else retried after

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import * as O from 'fp-ts/Option'
 import { LookupAddress } from 'node:dns'
 import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
 import { guardedLookup, httpWebhookSender, retryAfterMs } from '../../adapters/webhook/http-webhook-sender'
@@ -7,7 +8,7 @@ import { WebhookSender } from '../../application/ports/webhook-sender'
 import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
 import { Actor } from '../../domain/shared/audit'
 import { timestampFromMillis } from '../../domain/shared/time'
-import { bodyTooLargeError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { bodyTooLargeError, receiverTooSlowError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { systemClock } from '../../adapters/system/system-clock'
 import { runRight } from '../unit/application/helpers'
 import { actionBody, agentBody, conversationBody, newWorld, withTwoOrganisations, World } from '../unit/application/world'
@@ -207,6 +208,35 @@ describe('webhook delivery to a real receiver', function () {
     const delivery = await onlyDelivery()
     expect(delivery.status).to.equal('pending')
     expect(delivery.attempts[0]).to.include({ statusCode: 302, error: 'redirects are not followed (HTTP 302)' })
+  })
+
+  it('a claim its slow receiver cannot take is kept within its retry window, and failed unsent past it; a manual retry sends it', async () => {
+    await addAction({ url: receiver.url(), method: 'POST' })
+    await startConversation()
+    const steps = workerWith(httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 2_000 }))
+    const receiverName = new URL(receiver.url()).origin
+
+    // Within its day: kept, still leased, nothing written.
+    const [early] = await runRight(steps.claimDue(10))
+    expect(await runRight(steps.giveUpIfLate(early, receiverName))).to.deep.equal(O.none)
+    expect(await onlyDelivery()).to.deep.include({ status: 'pending', attempts: [], nextAttemptAt: early.leaseUntil })
+
+    // A day and a second after the event, claimed again once its lease has ended: failed, not sent.
+    world.clock.advance(24 * 60 * 60_000 + 1_000)
+    const [late] = await runRight(steps.claimDue(10))
+    const report = await runRight(steps.giveUpIfLate(late, receiverName))
+    const failed = await onlyDelivery()
+    expect(report).to.deep.equal(O.some({ _tag: 'GivenUp', delivery: failed, recorded: true }))
+    expect(failed).to.deep.include({ status: 'failed', nextAttemptAt: null })
+    expect(failed.attempts).to.deep.equal([{ at: world.clock.now(), statusCode: null, error: receiverTooSlowError(receiverName), durationMs: 0 }])
+    expect(receiverTooSlowError(receiverName)).to.equal(`not sent: ${receiverName} took its deliveries too slowly for this one to be attempted within 24 h of the event`)
+    expect(receiver.received).to.have.length(0)
+
+    // It still has its body: a manual retry sends it.
+    await runRight(world.core.retryWebhookDelivery(alice, failed.id))
+    await poll()
+    expect(receiver.received).to.have.length(1)
+    expect(await onlyDelivery()).to.deep.include({ status: 'delivered' })
   })
 
   it('gives up after 8 attempts: failed, every attempt recorded', async () => {

@@ -6,12 +6,15 @@ import {
   AttemptOutcome,
   bodyTooLargeError,
   defaultRetryPolicy,
+  givenUpOnSlowReceiver,
   hasNoBody,
   maxQueuedBodiesLength,
   maxWebhookBodyLength,
   newWebhookDelivery,
+  pastRetryWindow,
   queuedBodies,
   queueFullError,
+  receiverTooSlowError,
   refusedAgain,
   retryDelayMs,
   WebhookDelivery,
@@ -98,6 +101,32 @@ describe('webhook delivery (domain)', () => {
       const exhausted = aDelivery({ status: 'failed', nextAttemptAt: null, attempts: Array.from({ length: 8 }, () => ({ at: at(0), statusCode: 500, error: null, durationMs: 1 })) })
       expect(afterAttempt(exhausted, failure(), at(1), 0.5).status).to.equal('failed')
       expect(afterAttempt(exhausted, failure({ statusCode: 200 }), at(1), 0.5).status).to.equal('delivered')
+    })
+  })
+
+  describe('pastRetryWindow and givenUpOnSlowReceiver', () => {
+    const day = 24 * 60 * 60_000
+
+    it('a delivery is past its window only later than maxAgeMs after its event', () => {
+      const delivery = aDelivery({ createdAt: at(0) })
+      expect(pastRetryWindow(delivery, plus(at(0), day))).to.equal(false)
+      expect(pastRetryWindow(delivery, plus(at(0), day + 1))).to.equal(true)
+      expect(pastRetryWindow(delivery, plus(at(0), 61_000), { ...defaultRetryPolicy, maxAgeMs: 60_000 })).to.equal(true)
+    })
+
+    it('given up: failed, one more attempt naming the receiver and the window, the body kept for a manual retry', () => {
+      const tried = aDelivery({ attempts: [{ at: at(0), statusCode: null, error: 'timed out', durationMs: 10_000 }] })
+      const given = givenUpOnSlowReceiver(tried, 'https://hooks.example.com', at(5))
+      expect(given).to.deep.equal({
+        ...tried,
+        status: 'failed',
+        nextAttemptAt: null,
+        attempts: [...tried.attempts, { at: at(5), statusCode: null, error: receiverTooSlowError('https://hooks.example.com'), durationMs: 0 }],
+      })
+      expect(receiverTooSlowError('https://hooks.example.com', { ...defaultRetryPolicy, maxAgeMs: 90_500 })).to.equal(
+        'not sent: https://hooks.example.com took its deliveries too slowly for this one to be attempted within 91 s of the event',
+      )
+      expect(hasNoBody(given)).to.equal(false)
     })
   })
 

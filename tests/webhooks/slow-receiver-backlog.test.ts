@@ -1,14 +1,40 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import * as O from 'fp-ts/Option'
 import { createMemoryStore } from '../../adapters/persistence/memory/memory-store'
+import { Store } from '../../adapters/persistence/store'
 import { systemClock } from '../../adapters/system/system-clock'
 import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
-import { startWebhookWorker } from '../../adapters/webhook/webhook-worker'
+import { startWebhookWorker, WebhookWorker } from '../../adapters/webhook/webhook-worker'
 import { WebhookSender } from '../../application/ports/webhook-sender'
 import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
+import { timestampFromMillis } from '../../domain/shared/time'
+import { receiverTooSlowError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { anOrganisation } from '../support/builders'
 import { aDelivery } from './builders'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The real worker and use cases over `store` with `sender`, on small numbers: a lease of 1.5 s,
+ * 4 slots, a receiver slow after 100 ms and then held to 2 attempts at a time.
+ */
+const startWorker = (store: Store, sender: WebhookSender): WebhookWorker => {
+  const steps = webhookDelivery({
+    webhookDeliveries: store.repositories.webhookDeliveries,
+    webhookSecrets: store.repositories.webhookSecrets,
+    generator: cryptoWebhookSecrets,
+    sender,
+    clock: systemClock,
+    jitter: { next: () => 0 },
+    leaseMs: 1_500,
+  })
+  return startWebhookWorker(
+    { ...steps, countPending: store.repositories.webhookDeliveries.countPending },
+    {},
+    { concurrency: 4, pollIntervalMs: 20, stopGraceMs: 1_000, slowAfterMs: 100, slowForMs: 5_000, slowReceiverLimit: 2 },
+  )
+}
 
 describe('webhook worker: the backlog of a receiver that answers, but slower than slowAfterMs', function () {
   this.timeout(20_000)
@@ -28,20 +54,7 @@ describe('webhook worker: the backlog of a receiver that answers, but slower tha
     )()
     // Answers 200 after 150 ms: slower than slowAfterMs (100 ms), well within its timeout.
     const sender: WebhookSender = { timeoutMs: 400, send: () => () => sleep(150).then(() => ({ statusCode: 200, error: null, durationMs: 150, retryAfterMs: null })) }
-    const steps = webhookDelivery({
-      webhookDeliveries: store.repositories.webhookDeliveries,
-      webhookSecrets: store.repositories.webhookSecrets,
-      generator: cryptoWebhookSecrets,
-      sender,
-      clock: systemClock,
-      jitter: { next: () => 0 },
-      leaseMs: 1_500,
-    })
-    const worker = startWebhookWorker(
-      { ...steps, countPending: store.repositories.webhookDeliveries.countPending },
-      {},
-      { concurrency: 4, pollIntervalMs: 20, stopGraceMs: 1_000, slowAfterMs: 100, slowForMs: 5_000, slowReceiverLimit: 2 },
-    )
+    const worker = startWorker(store, sender)
     let pending = ids.length
     try {
       // Two at a time, 150 ms each, and one lease for those left to it: about 5 s for all 40.
@@ -55,5 +68,60 @@ describe('webhook worker: the backlog of a receiver that answers, but slower tha
     } finally {
       await worker.stop()
     }
+  })
+})
+
+describe('webhook worker: the backlog of a receiver that never answers', function () {
+  this.timeout(20_000)
+
+  // Four attempts every timeout is all such a receiver takes; sent more than that, its backlog
+  // grew for ever, each delivery pending until its turn came, days later. What of it is past its
+  // retry window (a day after the event) and cannot be attempted at once is failed unsent.
+  it('is failed unsent once past its retry window, when the receiver cannot take it; what is in time stays pending', async () => {
+    const store = createMemoryStore()
+    await store.repositories.organisations.insert(anOrganisation({ id: 'org.dead', name: 'Dead' }))()
+    const now = Date.now()
+    const dayAndMinuteAgo = timestampFromMillis(now - 24 * 60 * 60_000 - 60_000)
+    const request = { method: 'POST' as const, url: 'http://dead.example/hook', headers: {}, body: '{}' }
+    const old = Array.from({ length: 60 }, (_, i) => aDelivery({ id: `whd.old${String(i).padStart(2, '0')}`, orgId: 'org.dead', createdAt: dayAndMinuteAgo, nextAttemptAt: dayAndMinuteAgo, request }))
+    const recent = Array.from({ length: 10 }, (_, i) => aDelivery({ id: `whd.new${i}`, orgId: 'org.dead', createdAt: systemClock.now(), nextAttemptAt: systemClock.now(), request }))
+    await store.repositories.webhookDeliveries.insertMany([...old, ...recent])()
+    const sent: string[] = []
+    // Never answers: every attempt runs to the send timeout.
+    const sender: WebhookSender = {
+      timeoutMs: 400,
+      send: (attempt) => () => {
+        sent.push(attempt.id)
+        return sleep(400).then(() => ({ statusCode: null, error: 'timed out', durationMs: 400, retryAfterMs: null }))
+      },
+    }
+    const worker = startWorker(store, sender)
+    const statusOf = async (id: string): Promise<WebhookDelivery | null> => {
+      const found = await store.repositories.webhookDeliveries.findById('org.dead', id)()
+      return E.isRight(found) && O.isSome(found.right) ? found.right.value : null
+    }
+    try {
+      const deadline = Date.now() + 5_000
+      let pending = old.length + recent.length
+      while (pending > recent.length && Date.now() < deadline) {
+        await sleep(50)
+        const count = await store.repositories.webhookDeliveries.countPending()()
+        if (E.isRight(count)) pending = count.right
+      }
+      expect(pending).to.equal(recent.length)
+    } finally {
+      await worker.stop()
+    }
+    const oldNow = await Promise.all(old.map((d) => statusOf(d.id)))
+    expect(oldNow.map((d) => d?.status)).to.deep.equal(old.map(() => 'failed'))
+    // The first four took the slots before the receiver counted as slow: sent, and failed at the
+    // timeout (no retry falls within the window). The others were never sent.
+    const sentOld = old.filter((d) => sent.includes(d.id)).map((d) => d.id)
+    expect(sentOld).to.deep.equal(old.slice(0, 4).map((d) => d.id))
+    for (const delivery of oldNow.filter((d) => d !== null && !sentOld.includes(d.id))) {
+      expect(delivery?.attempts.map((a) => a.error)).to.deep.equal([receiverTooSlowError('http://dead.example')])
+    }
+    const recentNow = await Promise.all(recent.map((d) => statusOf(d.id)))
+    expect(recentNow.map((d) => d?.status)).to.deep.equal(recent.map(() => 'pending'))
   })
 })

@@ -33,6 +33,9 @@ const scripted = () => {
   const hanging: Array<() => void> = []
   const attemptedAt = new Map<string, number>()
   const deferred: string[] = []
+  /** Deliveries past their retry window: given up on when they cannot be attempted at once. */
+  const late = new Set<string>()
+  const givenUp: string[] = []
   const inFlight = new Map<string, number>()
   const mostInFlight = new Map<string, number>()
   let total = 0
@@ -76,11 +79,22 @@ const scripted = () => {
         else setTimeout(answer, behaviour === 'fast' ? 1 : behaviour)
       }).then((report) => ({ _tag: 'Right' as const, right: report }))
     },
+    giveUpIfLate: (claim) =>
+      TE.right(late.has(claim.delivery.id) ? O.some({ _tag: 'GivenUp', delivery: { ...claim.delivery, status: 'failed', nextAttemptAt: null }, recorded: true }) : O.none),
     countPending: () => TE.right(queue.length),
   }
 
   const start = (options: Partial<WebhookWorkerOptions>): WebhookWorker =>
-    startWebhookWorker(steps, { deferred: (claim) => deferred.push(claim.delivery.id) }, { concurrency: 4, pollIntervalMs: 10, stopGraceMs: 200, ...options })
+    startWebhookWorker(
+      steps,
+      {
+        deferred: (claim) => deferred.push(claim.delivery.id),
+        attempted: (report) => {
+          if (report._tag === 'GivenUp') givenUp.push(report.delivery.id)
+        },
+      },
+      { concurrency: 4, pollIntervalMs: 10, stopGraceMs: 200, ...options },
+    )
 
   /** Lets every hanging attempt answer, as the send timeout would end it. */
   const releaseHanging = (): void => hanging.splice(0).forEach((answer) => answer())
@@ -102,6 +116,8 @@ const scripted = () => {
     withWorker,
     attemptedAt,
     deferred,
+    late,
+    givenUp,
     mostInFlight,
     mostTotal: () => mostTotal,
     claims: () => claims,
@@ -159,6 +175,28 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
         expect(s.inFlight(dead)).to.equal(2)
       }
       expect(s.deferred).to.deep.equal([])
+    })
+  })
+
+  it('a claim past its retry window that a slow receiver cannot take now is given up, neither kept waiting nor left to its lease', async () => {
+    const s = scripted()
+    const first = s.add(dead, 1, 'hang')
+    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 }, async () => {
+      await until(() => s.attemptedAt.has(first[0]), 1_000)
+      await sleep(100)
+      // Slow now, with one attempt in flight. Of the next ten, the first eight are past their
+      // window: the first of them is attempted all the same (its receiver has room for it), the
+      // seven after it are given up, and the last two, in time, wait.
+      const next = s.add(dead, 10, 'hang')
+      next.slice(0, 8).forEach((id) => s.late.add(id))
+      await until(() => s.queued() === 0 && s.givenUp.length === 7, 2_000)
+      await sleep(50)
+      expect(next.filter((id) => s.attemptedAt.has(id))).to.deep.equal(next.slice(0, 1))
+      expect(s.givenUp).to.deep.equal(next.slice(1, 8))
+      expect(s.deferred).to.deep.equal([])
+      s.releaseOldest()
+      await until(() => s.attemptedAt.has(next[8]), 1_000)
+      expect(next.filter((id) => s.attemptedAt.has(id))).to.deep.equal([next[0], next[8]])
     })
   })
 
