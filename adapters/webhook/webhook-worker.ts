@@ -201,11 +201,16 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
     }, slowAfterMs)
     // The attempt's own socket keeps the process alive as long as it needs to.
     slowTimer.unref()
+    // How long the request itself took, as the attempt reports it; null when it reports none.
+    let sentInMs: number | null = null
     const running: Promise<void> = (async () => {
       const result = await steps.deliver(claim)()
       if (E.isLeft(result)) observer.storeFailed?.(result.left.cause)
       else {
-        if (result.right._tag === 'Attempted') attempts += 1
+        if (result.right._tag === 'Attempted') {
+          attempts += 1
+          sentInMs = result.right.delivery.attempts[result.right.delivery.attempts.length - 1]?.durationMs ?? null
+        }
         observer.attempted?.(result.right)
       }
     })()
@@ -215,10 +220,12 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
         target.inFlight -= 1
         if (holdsSlot) slotsHeld -= 1
         // Only an attempt that itself ran slow keeps the receiver slow: one that answered in time
-        // lets it recover once slowForMs has passed since the last slow one.
+        // lets it recover once slowForMs has passed since the last slow one. The timer measured
+        // the database's part too (the secret read before, the outcome written after): when the
+        // request itself took less than slowAfterMs, the stall was not the receiver's.
         if (ranSlow) {
           target.runningSlow -= 1
-          target.slowUntil = Date.now() + slowForMs
+          if (sentInMs === null || sentInMs >= slowAfterMs) target.slowUntil = Date.now() + slowForMs
         }
         inFlight.delete(running)
         wake?.()

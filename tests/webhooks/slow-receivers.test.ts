@@ -42,8 +42,13 @@ const scripted = () => {
   let mostTotal = 0
   let claims = 0
 
-  const add = (receiver: string, count: number, behaviour: Behaviour): string[] => {
+  /** How long each receiver's requests took by the attempts' own report; none, when not set. */
+  const reportedMs = new Map<string, number>()
+
+  const add = (receiver: string, count: number, behaviour: Behaviour, requestTookMs?: number): string[] => {
     behaviours.set(receiver, behaviour)
+    if (requestTookMs === undefined) reportedMs.delete(receiver)
+    else reportedMs.set(receiver, requestTookMs)
     const ids: string[] = []
     for (let i = 0; i < count; i++) {
       const id = `whd.${receiver.replace(/\W/g, '')}${queue.length}`
@@ -73,7 +78,10 @@ const scripted = () => {
         const answer = (): void => {
           inFlight.set(receiver, (inFlight.get(receiver) ?? 1) - 1)
           total -= 1
-          resolve({ _tag: 'LeaseTooShort', id: claim.delivery.id })
+          const tookMs = reportedMs.get(receiver)
+          if (tookMs === undefined) return resolve({ _tag: 'LeaseTooShort', id: claim.delivery.id })
+          const attempt = { at: timestampFromMillis(Date.now()), statusCode: 500, error: null, durationMs: tookMs }
+          resolve({ _tag: 'Attempted', delivery: { ...claim.delivery, attempts: [attempt] }, recorded: true })
         }
         if (behaviour === 'hang') hanging.push(answer)
         else setTimeout(answer, behaviour === 'fast' ? 1 : behaviour)
@@ -234,6 +242,25 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       await until(() => after.every((id) => s.attemptedAt.has(id)), 2_000)
       expect(s.inFlight(dead)).to.equal(4)
       expect(s.deferred).to.deep.equal([])
+    })
+  })
+
+  it('an attempt slow in the database, its request answered in time, does not keep its receiver slow', async () => {
+    const s = scripted()
+    const stalledInStore = 'http://stalled-in-store.example'
+    // Both attempts take 150 ms; by their own report, the first's request took 5 ms of it (the
+    // rest was the database's), the second's all of it.
+    s.add(stalledInStore, 1, 150, 5)
+    s.add(dead, 1, 150, 150)
+    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 1, slowForMs: 60_000 }, async () => {
+      await until(() => s.attemptedAt.size === 2 && s.inFlight(stalledInStore) + s.inFlight(dead) === 0, 2_000)
+      await sleep(20)
+      const afterStall = s.add(stalledInStore, 3, 'hang')
+      const afterSlow = s.add(dead, 3, 'hang')
+      await until(() => afterStall.every((id) => s.attemptedAt.has(id)), 1_000)
+      await sleep(50)
+      expect(s.inFlight(stalledInStore)).to.equal(3)
+      expect(afterSlow.filter((id) => s.attemptedAt.has(id))).to.have.length(1)
     })
   })
 
