@@ -5,6 +5,8 @@ export interface LruMap<K, V> {
   /** Stores the value as the most recently used, dropping the least recently used beyond capacity. */
   readonly set: (key: K, value: V) => void
   readonly delete: (key: K) => boolean
+  /** Whether the key is there, without making it the most recently used. */
+  readonly has: (key: K) => boolean
   /** Every entry, least recently used first. */
   readonly entries: () => IterableIterator<[K, V]>
   readonly size: () => number
@@ -36,6 +38,7 @@ export const lruMap = <K, V>(capacity: number): LruMap<K, V> => {
       }
     },
     delete: (key) => map.delete(key),
+    has: (key) => map.has(key),
     entries: () => map.entries(),
     size: () => map.size,
   }

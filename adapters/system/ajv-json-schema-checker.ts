@@ -178,13 +178,37 @@ export const verdictKeyOf = (schema: JsonObject): string | null => {
   }
 }
 
-/** The verdict kept for `key`, if any. */
+/**
+ * When (epoch ms) each verdict that says nothing of the schema itself is to be judged again: a
+ * compile that ran out of time, which a busy moment of the machine can cause as well as the
+ * schema. Without it, a schema refused so stayed refused until 500 others had pushed its verdict
+ * out, in a quiet service for as long as it ran.
+ */
+const renewedAt = new Map<string, number>()
+
+/** The verdict kept for `key`, if any, renewable or not (problemsOf must not compile what timed out). */
 export const knownVerdict = (key: string): ReadonlyArray<string> | undefined => checked.get(key)
 
-/** Keeps the verdict on the schema of `key`. */
-export const keepVerdict = (key: string, problems: ReadonlyArray<string>): ReadonlyArray<string> => {
+/** Whether the verdict kept for `key` is one to judge again now: kept for a while only, and that while is over. */
+export const verdictToRenew = (key: string, now: number = Date.now()): boolean => {
+  const at = renewedAt.get(key)
+  return at !== undefined && now >= at
+}
+
+/**
+ * Keeps the verdict on the schema of `key`; with `renewAfterMs`, as one to judge again after that
+ * long (see `verdictToRenew`).
+ */
+export const keepVerdict = (key: string, problems: ReadonlyArray<string>, renewAfterMs?: number): ReadonlyArray<string> => {
   const kept = Object.freeze([...problems])
   checked.set(key, kept)
+  renewedAt.delete(key)
+  if (renewAfterMs !== undefined) {
+    const now = Date.now()
+    // Few and short-lived: the ones whose time is over, or whose verdict is gone, go as one comes.
+    for (const [other, at] of renewedAt) if (now >= at || !checked.has(other)) renewedAt.delete(other)
+    renewedAt.set(key, now + renewAfterMs)
+  }
   return kept
 }
 

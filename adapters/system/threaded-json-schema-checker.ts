@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
 import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
-import { ajvJsonSchemaChecker, keepVerdict, knownVerdict, verdictKeyOf } from './ajv-json-schema-checker'
+import { ajvJsonSchemaChecker, keepVerdict, knownVerdict, verdictKeyOf, verdictToRenew } from './ajv-json-schema-checker'
 import type { CheckAnswer, CheckRequest } from './json-schema-check-thread'
 
 interface Waiting {
@@ -25,24 +25,28 @@ export const checkedHereUpTo = 64
  * loop held up every other request. `prepare` sends a schema past `checkedHereUpTo` to the thread and keeps its verdict
  * in the same cache `problemsOf` reads (ajv-json-schema-checker.ts), so decoding the body then
  * finds it; a schema already judged is not sent. The thread takes one schema at a time; one that
- * takes longer than `timeoutMs` is judged unusable and the thread is replaced. Should the thread
+ * takes longer than `timeoutMs` is judged unusable and the thread is replaced; that verdict is
+ * kept for `timedOutVerdictForMs` (a minute), and the schema judged again when it comes after
+ * that, as a busy moment of the machine can make a compile time out too. Should the thread
  * fail, `prepare` settles without a verdict and `problemsOf` checks on the calling thread, as
  * before. The thread is started on first use and never keeps the process alive while idle.
  */
-export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number } = {}): JsonSchemaChecker => {
+export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number; readonly timedOutVerdictForMs?: number } = {}): JsonSchemaChecker => {
   const timeoutMs = options.timeoutMs ?? 5_000
+  const timedOutVerdictForMs = options.timedOutVerdictForMs ?? 60_000
   const queue: Waiting[] = []
   const pending = new Map<string, Promise<void>>()
   let thread: Worker | undefined
   let current: { readonly id: number; readonly waiting: Waiting; readonly timer: NodeJS.Timeout } | undefined
   let nextId = 0
 
-  const finish = (problems: ReadonlyArray<string> | null): void => {
+  /** Ends the current check; `timedOut` verdicts are kept for `timedOutVerdictForMs`, then judged again. */
+  const finish = (problems: ReadonlyArray<string> | null, timedOut = false): void => {
     if (current === undefined) return
     clearTimeout(current.timer)
     const { waiting } = current
     current = undefined
-    if (problems !== null) keepVerdict(waiting.key, problems)
+    if (problems !== null) keepVerdict(waiting.key, problems, timedOut ? timedOutVerdictForMs : undefined)
     waiting.settle()
     sendNext()
   }
@@ -82,7 +86,7 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
       setImmediate(() => {
         if (current === undefined || current.id !== id) return
         replaceThread()
-        finish([`cannot be checked: compiling it took longer than ${timeoutMs / 1000} s`])
+        finish([`cannot be checked: compiling it took longer than ${timeoutMs / 1000} s`], true)
       })
     }, timeoutMs)
     current = { id, waiting, timer }
@@ -103,7 +107,7 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
     prepare: (schema) => {
       if (!holdsMoreThan(schema, checkedHereUpTo)) return Promise.resolve()
       const key = verdictKeyOf(schema)
-      if (key === null || knownVerdict(key) !== undefined) return Promise.resolve()
+      if (key === null || (knownVerdict(key) !== undefined && !verdictToRenew(key))) return Promise.resolve()
       const already = pending.get(key)
       if (already !== undefined) return already
       const judged = new Promise<void>((settle) => {

@@ -28,4 +28,15 @@ describe('lruMap', () => {
     expect(map.delete('a')).to.equal(false)
     expect(map.size()).to.equal(1)
   })
+
+  it('has tells whether a key is there without making it the most recently used', () => {
+    const map = lruMap<string, number>(2)
+    map.set('a', 1)
+    map.set('b', 2)
+    expect(map.has('a')).to.equal(true)
+    expect(map.has('z')).to.equal(false)
+    map.set('c', 3) // still drops a, the least recently used
+    expect(map.has('a')).to.equal(false)
+    expect([...map.entries()].map(([key]) => key)).to.deep.equal(['b', 'c'])
+  })
 })

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { checkSchema, knownVerdict, verdictKeyOf } from '../../../adapters/system/ajv-json-schema-checker'
+import { checkSchema, knownVerdict, verdictKeyOf, verdictToRenew } from '../../../adapters/system/ajv-json-schema-checker'
 import { checkedHereUpTo, threadedJsonSchemaChecker } from '../../../adapters/system/threaded-json-schema-checker'
 import { JsonObject } from '../../../domain/shared/json'
 
@@ -63,6 +63,26 @@ describe('threadedJsonSchemaChecker', function () {
     const next = wide(checkedHereUpTo)
     await impatient.prepare!(next)
     expect(impatient.problemsOf(next)).to.deep.equal(['cannot be checked: compiling it took longer than 0.001 s'])
+  })
+
+  it('judges a schema that ran out of time again once that verdict is timedOutVerdictForMs old, not before', async () => {
+    // A busy moment can make a compile run out of time as well as the schema can: that verdict
+    // stayed until 500 other schemas had pushed it out.
+    const impatient = threadedJsonSchemaChecker({ timeoutMs: 1, timedOutVerdictForMs: 1_000 })
+    const schema = wide(200)
+    await impatient.prepare!(schema)
+    const timedOut = ['cannot be checked: compiling it took longer than 0.001 s']
+    expect(checker.problemsOf(schema)).to.deep.equal(timedOut)
+    // Within the second: not sent to the thread again (the patient checker would find it valid).
+    await checker.prepare!(schema)
+    expect(checker.problemsOf(schema)).to.deep.equal(timedOut)
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    // problemsOf still answers with the old verdict rather than compile on this thread...
+    expect(checker.problemsOf(schema)).to.deep.equal(timedOut)
+    // ...and prepare judges it again, this time in time.
+    await checker.prepare!(schema)
+    expect(checker.problemsOf(schema)).to.deep.equal([])
+    expect(verdictToRenew(verdictKeyOf(schema)!)).to.equal(false)
   })
 
   it(`checks a schema of ${checkedHereUpTo} objects and arrays or fewer on the calling thread, in problemsOf`, async () => {
