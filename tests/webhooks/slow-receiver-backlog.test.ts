@@ -9,7 +9,7 @@ import { startWebhookWorker, WebhookWorker } from '../../adapters/webhook/webhoo
 import { WebhookSender } from '../../application/ports/webhook-sender'
 import { webhookDelivery } from '../../application/webhook/deliver-webhooks'
 import { timestampFromMillis } from '../../domain/shared/time'
-import { receiverTooSlowError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { givenUpOnSlowReceiver, receiverTooSlowError, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { anOrganisation } from '../support/builders'
 import { aDelivery } from './builders'
 
@@ -123,5 +123,49 @@ describe('webhook worker: the backlog of a receiver that never answers', functio
     }
     const recentNow = await Promise.all(recent.map((d) => statusOf(d.id)))
     expect(recentNow.map((d) => d?.status)).to.deep.equal(recent.map(() => 'pending'))
+  })
+})
+
+describe('webhook worker: a manual retry of a delivery given up on a slow receiver', function () {
+  this.timeout(20_000)
+
+  // The docs and the commit that gave up on such deliveries say a manual retry sends a given-up
+  // delivery again. While its receiver is still slow, the retried claim is held like any other of
+  // its backlog, and it is past its window (it was given up for that): failed unsent again.
+  it('is sent, even while its receiver is still slow', async () => {
+    const store = createMemoryStore()
+    await store.repositories.organisations.insert(anOrganisation({ id: 'org.dead', name: 'Dead' }))()
+    const twoDaysAgo = timestampFromMillis(Date.now() - 2 * 24 * 60 * 60_000)
+    const request = { method: 'POST' as const, url: 'http://dead.example/hook', headers: {}, body: '{}' }
+    const givenUp = givenUpOnSlowReceiver(aDelivery({ id: 'whd.givenup', orgId: 'org.dead', createdAt: twoDaysAgo, nextAttemptAt: twoDaysAgo, request }), 'http://dead.example', twoDaysAgo)
+    // Recent deliveries to the same receiver, which keep it slow while the retry is asked for.
+    const recent = Array.from({ length: 20 }, (_, i) => aDelivery({ id: `whd.new${String(i).padStart(2, '0')}`, orgId: 'org.dead', createdAt: systemClock.now(), nextAttemptAt: systemClock.now(), request }))
+    await store.repositories.webhookDeliveries.insertMany([givenUp, ...recent])()
+    const sent: string[] = []
+    const sender: WebhookSender = {
+      timeoutMs: 400,
+      send: (attempt) => () => {
+        sent.push(attempt.id)
+        return sleep(400).then(() => ({ statusCode: null, error: 'timed out', durationMs: 400, retryAfterMs: null }))
+      },
+    }
+    const worker = startWorker(store, sender)
+    let after: WebhookDelivery | null = null
+    try {
+      // Slow once its first attempts have run past 100 ms.
+      await sleep(200)
+      await store.repositories.webhookDeliveries.requestRetry('org.dead', 'whd.givenup', systemClock.now())()
+      const deadline = Date.now() + 4_000
+      while (Date.now() < deadline && after?.status !== 'failed') {
+        await sleep(50)
+        const found = await store.repositories.webhookDeliveries.findById('org.dead', 'whd.givenup')()
+        after = E.isRight(found) && O.isSome(found.right) ? found.right.value : null
+      }
+    } finally {
+      await worker.stop()
+    }
+    // Sent once, and failed at the timeout (no retry falls within its window).
+    expect(sent.filter((id) => id === 'whd.givenup')).to.have.length(1)
+    expect(after?.attempts.map((a) => a.error)).to.deep.equal([receiverTooSlowError('http://dead.example'), 'timed out'])
   })
 })
