@@ -237,6 +237,14 @@ export const receiverTooSlowError = (receiver: string, policy: RetryPolicy = def
   `${notSentPrefix}${receiver} took its deliveries too slowly for this one to be attempted within ${spanOf(policy.maxAgeMs)} of the event`
 
 /**
+ * Whether a pending delivery was retried by hand after it failed unsent (given up on, or refused):
+ * every such failure marks it failed, so only a manual retry makes it pending again with that
+ * attempt last. Such a delivery is not given up on again before it has had its attempt.
+ */
+export const retriedAfterFailingUnsent = (delivery: WebhookDelivery): boolean =>
+  delivery.status === 'pending' && (delivery.attempts[delivery.attempts.length - 1]?.error ?? '').startsWith(notSentPrefix)
+
+/**
  * The delivery, failed unsent, when its receiver was too slow to take it within its retry window:
  * a receiver that takes fewer deliveries than it is sent (a worker gives a slow receiver only a
  * share of its attempts) would otherwise keep a backlog that only grows, each delivery of it

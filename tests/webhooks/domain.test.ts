@@ -16,6 +16,7 @@ import {
   queueFullError,
   receiverTooSlowError,
   refusedAgain,
+  retriedAfterFailingUnsent,
   retryDelayMs,
   WebhookDelivery,
 } from '../../domain/webhook/webhook-delivery'
@@ -127,6 +128,13 @@ describe('webhook delivery (domain)', () => {
         'not sent: https://hooks.example.com took its deliveries too slowly for this one to be attempted within 91 s of the event',
       )
       expect(hasNoBody(given)).to.equal(false)
+    })
+
+    it('a given-up delivery made pending again (a manual retry) is known as retried', () => {
+      const given = givenUpOnSlowReceiver(aDelivery(), 'https://hooks.example.com', at(5))
+      expect(retriedAfterFailingUnsent(given)).to.equal(false)
+      expect(retriedAfterFailingUnsent({ ...given, status: 'pending', nextAttemptAt: at(9) })).to.equal(true)
+      expect(retriedAfterFailingUnsent(aDelivery({ attempts: [{ at: at(0), statusCode: null, error: 'timed out', durationMs: 10_000 }] }))).to.equal(false)
     })
   })
 
