@@ -266,8 +266,11 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
       }
       // Past its retry window a held claim is failed unsent rather than kept: a receiver that takes
       // fewer than it is sent would otherwise keep a backlog that only grows, each delivery pending
-      // for ever. Asked together, so that the writes share a commit.
-      const verdicts = await Promise.all(held.map(({ claim, key }) => steps.giveUpIfLate(claim, key)()))
+      // for ever. Only once an attempt has ended showing the receiver slow: one still running may
+      // be stalled in the database, and a receiver merely busy (every slot taken) is not slow.
+      // Asked together, so that the writes share a commit.
+      const kept = TE.right<StoreUnavailable, O.Option<DeliveryReport>>(O.none)
+      const verdicts = await Promise.all(held.map(({ claim, key, receiver }) => (now < receiver.slowUntil ? steps.giveUpIfLate(claim, key) : kept)()))
       held.forEach(({ claim, key, receiver }, i) => {
         const verdict = verdicts[i]
         if (E.isLeft(verdict)) observer.storeFailed?.(verdict.left.cause)

@@ -3,7 +3,7 @@ import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
-import { afterAttempt, defaultRetryPolicy, givenUpOnSlowReceiver, hasNoBody, pastRetryWindow, refusedAgain, retriedAfterFailingUnsent, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
+import { afterAttempt, defaultRetryPolicy, givenUpOnSlowReceiver, hasNoBody, pastRetryWindow, refusedAgain, retriedByHand, RetryPolicy, WebhookDelivery } from '../../domain/webhook/webhook-delivery'
 import { signingSecretsAt } from '../../domain/webhook/webhook-secret'
 import { Clock } from '../ports/clock'
 import { ClaimedDelivery, WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
@@ -84,12 +84,12 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
    * A claim its worker cannot attempt now, its receiver being slow: past its retry window it is
    * failed unsent, and reported; within it, it is kept (none), to wait in the worker or for its
    * lease to end. Only such claims: a delivery past its window whose receiver is well still gets
-   * its attempt (after an outage of the service, say), and so does a given-up one retried by hand.
+   * its attempt (after an outage of the service, say), and so does one retried by hand.
    */
   const giveUpIfLate = (claim: ClaimedDelivery, receiver: string): TE.TaskEither<StoreUnavailable, O.Option<DeliveryReport>> => {
     const now = ports.clock.now()
-    // A manual retry of a given-up delivery asks for the attempt it never had: it waits for it.
-    if (!pastRetryWindow(claim.delivery, now, policy) || retriedAfterFailingUnsent(claim.delivery)) return TE.right(O.none)
+    // A manual retry asks for an attempt past the window: it waits for it.
+    if (!pastRetryWindow(claim.delivery, now, policy) || retriedByHand(claim.delivery, policy)) return TE.right(O.none)
     const next = givenUpOnSlowReceiver(claim.delivery, receiver, now, policy)
     return pipe(
       writeOutcome(claim, next),

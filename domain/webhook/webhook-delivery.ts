@@ -237,12 +237,18 @@ export const receiverTooSlowError = (receiver: string, policy: RetryPolicy = def
   `${notSentPrefix}${receiver} took its deliveries too slowly for this one to be attempted within ${spanOf(policy.maxAgeMs)} of the event`
 
 /**
- * Whether a pending delivery was retried by hand after it failed unsent (given up on, or refused):
- * every such failure marks it failed, so only a manual retry makes it pending again with that
- * attempt last. Such a delivery is not given up on again before it has had its attempt.
+ * Whether a pending delivery is so because it was retried by hand, as far as its attempts tell:
+ * its last attempt succeeded, or failed unsent (given up on, or refused), or it has had all its
+ * attempts. Each of those makes a delivery delivered or failed, so only a manual retry makes it
+ * pending again. Such a delivery is not given up on before it has had the attempt asked for.
+ * What its attempts cannot tell: one failed with attempts left because its next retry would have
+ * fallen past its window (a Retry-After of hours, say).
  */
-export const retriedAfterFailingUnsent = (delivery: WebhookDelivery): boolean =>
-  delivery.status === 'pending' && (delivery.attempts[delivery.attempts.length - 1]?.error ?? '').startsWith(notSentPrefix)
+export const retriedByHand = (delivery: WebhookDelivery, policy: RetryPolicy = defaultRetryPolicy): boolean => {
+  if (delivery.status !== 'pending' || delivery.attempts.length === 0) return false
+  const last = delivery.attempts[delivery.attempts.length - 1]
+  return isSuccessStatus(last.statusCode) || (last.error ?? '').startsWith(notSentPrefix) || delivery.attempts.length >= policy.maxAttempts
+}
 
 /**
  * The delivery, failed unsent, when its receiver was too slow to take it within its retry window:

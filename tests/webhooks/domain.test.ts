@@ -16,7 +16,7 @@ import {
   queueFullError,
   receiverTooSlowError,
   refusedAgain,
-  retriedAfterFailingUnsent,
+  retriedByHand,
   retryDelayMs,
   WebhookDelivery,
 } from '../../domain/webhook/webhook-delivery'
@@ -130,11 +130,17 @@ describe('webhook delivery (domain)', () => {
       expect(hasNoBody(given)).to.equal(false)
     })
 
-    it('a given-up delivery made pending again (a manual retry) is known as retried', () => {
+    it('a delivery made pending again by a manual retry is known as retried, as far as its attempts tell', () => {
+      const again = (delivery: WebhookDelivery): WebhookDelivery => ({ ...delivery, status: 'pending', nextAttemptAt: at(9) })
+      const timedOut = { at: at(0), statusCode: null, error: 'timed out', durationMs: 10_000 }
       const given = givenUpOnSlowReceiver(aDelivery(), 'https://hooks.example.com', at(5))
-      expect(retriedAfterFailingUnsent(given)).to.equal(false)
-      expect(retriedAfterFailingUnsent({ ...given, status: 'pending', nextAttemptAt: at(9) })).to.equal(true)
-      expect(retriedAfterFailingUnsent(aDelivery({ attempts: [{ at: at(0), statusCode: null, error: 'timed out', durationMs: 10_000 }] }))).to.equal(false)
+      expect(retriedByHand(given), 'failed, not pending').to.equal(false)
+      expect(retriedByHand(again(given)), 'given up, then retried').to.equal(true)
+      expect(retriedByHand(again(aDelivery({ attempts: [{ ...timedOut, statusCode: 204, error: null }] }))), 'delivered, then retried').to.equal(true)
+      expect(retriedByHand(again(aDelivery({ attempts: Array.from({ length: 8 }, () => timedOut) }))), 'out of attempts, then retried').to.equal(true)
+      expect(retriedByHand(again(aDelivery({ attempts: Array.from({ length: 7 }, () => timedOut) }))), 'attempts left: retried by its schedule').to.equal(false)
+      expect(retriedByHand(aDelivery()), 'never attempted').to.equal(false)
+      expect(retriedByHand(again(aDelivery({ attempts: Array.from({ length: 3 }, () => timedOut) })), { ...defaultRetryPolicy, maxAttempts: 3 })).to.equal(true)
     })
   })
 

@@ -41,6 +41,8 @@ const scripted = () => {
   let total = 0
   let mostTotal = 0
   let claims = 0
+  /** Deliveries made so far: every id is new, even once the queue has emptied. */
+  let made = 0
 
   /** How long each receiver's requests took by the attempts' own report; none, when not set. */
   const reportedMs = new Map<string, number>()
@@ -51,7 +53,7 @@ const scripted = () => {
     else reportedMs.set(receiver, requestTookMs)
     const ids: string[] = []
     for (let i = 0; i < count; i++) {
-      const id = `whd.${receiver.replace(/\W/g, '')}${queue.length}`
+      const id = `whd.${receiver.replace(/\W/g, '')}${made++}`
       ids.push(id)
       queue.push({
         delivery: aDelivery({ id, request: { method: 'POST', url: `${receiver}/hook/${i}`, headers: {}, body: '{}' } }),
@@ -188,13 +190,13 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
 
   it('a claim past its retry window that a slow receiver cannot take now is given up, neither kept waiting nor left to its lease', async () => {
     const s = scripted()
-    const first = s.add(dead, 1, 'hang')
-    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 2, slowForMs: 60_000 }, async () => {
-      await until(() => s.attemptedAt.has(first[0]), 1_000)
-      await sleep(100)
-      // Slow now, with one attempt in flight. Of the next ten, the first eight are past their
-      // window: the first of them is attempted all the same (its receiver has room for it), the
-      // seven after it are given up, and the last two, in time, wait.
+    const first = s.add(dead, 1, 120)
+    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 1, slowForMs: 60_000 }, async () => {
+      await until(() => s.attemptedAt.has(first[0]) && s.inFlight(dead) === 0, 1_000)
+      await sleep(20)
+      // Slow now: an attempt ended after running past 50 ms. Of the next ten, the first eight are
+      // past their window: the first of them is attempted all the same (its receiver has room for
+      // one), the seven after it are given up, and the last two, in time, wait.
       const next = s.add(dead, 10, 'hang')
       next.slice(0, 8).forEach((id) => s.late.add(id))
       await until(() => s.queued() === 0 && s.givenUp.length === 7, 2_000)
@@ -261,6 +263,24 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
       await sleep(50)
       expect(s.inFlight(stalledInStore)).to.equal(3)
       expect(afterSlow.filter((id) => s.attemptedAt.has(id))).to.have.length(1)
+    })
+  })
+
+  it("while an attempt is slow in the database only, its receiver's claims past their window are kept, not given up", async () => {
+    const s = scripted()
+    const stalledInStore = 'http://stalled-in-store.example'
+    // 300 ms in all, of which the request took 5 ms by its own report: the rest was the
+    // database's. While it runs, the receiver is held to one attempt, but nothing showed it slow.
+    const [first] = s.add(stalledInStore, 1, 300, 5)
+    await s.withWorker({ concurrency: 4, slowAfterMs: 50, slowReceiverLimit: 1, slowForMs: 60_000 }, async () => {
+      await until(() => s.attemptedAt.has(first), 1_000)
+      await sleep(100)
+      const late = s.add(stalledInStore, 2, 300, 5)
+      late.forEach((id) => s.late.add(id))
+      // They wait for the stalled attempt to end, and are then attempted.
+      await until(() => late.every((id) => s.attemptedAt.has(id)), 2_000)
+      expect(late.filter((id) => s.attemptedAt.has(id))).to.deep.equal(late)
+      expect(s.givenUp, 'given up as if their receiver were slow').to.deep.equal([])
     })
   })
 
