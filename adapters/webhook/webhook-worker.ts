@@ -238,57 +238,69 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
     if (E.isRight(pending)) observer.queueDepth?.(pending.right)
   }
 
+  /** One round: start what waits, claim what is due, attempt what can start, and hold the rest. */
+  const round = async (): Promise<void> => {
+    const before = Date.now()
+    forgetIdleReceivers(before)
+    startWaiting(before)
+    const free = Math.min(options.concurrency - slotsHeld, maxInFlight - inFlight.size)
+    if (free <= 0) {
+      await pause(options.pollIntervalMs)
+      return
+    }
+    const claimed = await steps.claimDue(free)()
+    if (E.isLeft(claimed)) {
+      observer.storeFailed?.(claimed.left.cause)
+      await pause(options.pollIntervalMs)
+      return
+    }
+    const now = Date.now()
+    // The claims that cannot start now, in order. Once one of a receiver's claims is held, so is
+    // every later one of it in the batch (its attempts only add to what it has in flight).
+    const held: Array<{ readonly claim: ClaimedDelivery; readonly key: string; readonly receiver: Receiver }> = []
+    for (const claim of claimed.right) {
+      const key = receiverOf(claim.delivery.request.url)
+      const receiver = receiverNamed(key)
+      if (!heldBack(receiver, now) && receiver.waiting.length === 0) attempt(claim, receiver, now)
+      else held.push({ claim, key, receiver })
+    }
+    // Past its retry window a held claim is failed unsent rather than kept: a receiver that takes
+    // fewer than it is sent would otherwise keep a backlog that only grows, each delivery pending
+    // for ever. Only once an attempt has ended showing the receiver slow: one still running may
+    // be stalled in the database, and a receiver merely busy (every slot taken) is not slow.
+    // Asked together, so that the writes share a commit.
+    const kept = TE.right<StoreUnavailable, O.Option<DeliveryReport>>(O.none)
+    const verdicts = await Promise.all(held.map(({ claim, key, receiver }) => (now < receiver.slowUntil ? steps.giveUpIfLate(claim, key) : kept)()))
+    held.forEach(({ claim, key, receiver }, i) => {
+      const verdict = verdicts[i]
+      if (E.isLeft(verdict)) observer.storeFailed?.(verdict.left.cause)
+      else if (O.isSome(verdict.right)) return observer.attempted?.(verdict.right.value)
+      const bodyLength = claim.delivery.request.body.length
+      if (receiver.waiting.length < waitingPerReceiver && waitingBodyLength + bodyLength <= maxWaitingBodyLength) {
+        receiver.waiting.push({ claim, dropAt: now + (Date.parse(claim.leaseUntil) - now) / 2 })
+        waitingBodyLength += bodyLength
+      } else {
+        observer.deferred?.(claim, key)
+      }
+    })
+    // Held claims free no slot, so the loop claims again at once: with a store that answers
+    // without I/O (memory, SQLite) a slow receiver's whole backlog would be claimed in one turn
+    // of the event loop, timers and requests waiting. One turn is let run per batch.
+    if (held.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    if (claimed.right.length < free && !stopping) {
+      await measure().catch((error: unknown) => observer.crashed?.(error))
+      if (!stopping) await pause(options.pollIntervalMs)
+    }
+  }
+
+  // A round that throws (an observer's callback, a defect) is reported and the next one follows
+  // after a pause: before, it ended the loop, and the process delivered nothing until restarted.
   const loop = async (): Promise<void> => {
     while (!stopping) {
-      const before = Date.now()
-      forgetIdleReceivers(before)
-      startWaiting(before)
-      const free = Math.min(options.concurrency - slotsHeld, maxInFlight - inFlight.size)
-      if (free <= 0) {
-        await pause(options.pollIntervalMs)
-        continue
-      }
-      const claimed = await steps.claimDue(free)()
-      if (E.isLeft(claimed)) {
-        observer.storeFailed?.(claimed.left.cause)
-        await pause(options.pollIntervalMs)
-        continue
-      }
-      const now = Date.now()
-      // The claims that cannot start now, in order. Once one of a receiver's claims is held, so is
-      // every later one of it in the batch (its attempts only add to what it has in flight).
-      const held: Array<{ readonly claim: ClaimedDelivery; readonly key: string; readonly receiver: Receiver }> = []
-      for (const claim of claimed.right) {
-        const key = receiverOf(claim.delivery.request.url)
-        const receiver = receiverNamed(key)
-        if (!heldBack(receiver, now) && receiver.waiting.length === 0) attempt(claim, receiver, now)
-        else held.push({ claim, key, receiver })
-      }
-      // Past its retry window a held claim is failed unsent rather than kept: a receiver that takes
-      // fewer than it is sent would otherwise keep a backlog that only grows, each delivery pending
-      // for ever. Only once an attempt has ended showing the receiver slow: one still running may
-      // be stalled in the database, and a receiver merely busy (every slot taken) is not slow.
-      // Asked together, so that the writes share a commit.
-      const kept = TE.right<StoreUnavailable, O.Option<DeliveryReport>>(O.none)
-      const verdicts = await Promise.all(held.map(({ claim, key, receiver }) => (now < receiver.slowUntil ? steps.giveUpIfLate(claim, key) : kept)()))
-      held.forEach(({ claim, key, receiver }, i) => {
-        const verdict = verdicts[i]
-        if (E.isLeft(verdict)) observer.storeFailed?.(verdict.left.cause)
-        else if (O.isSome(verdict.right)) return observer.attempted?.(verdict.right.value)
-        const bodyLength = claim.delivery.request.body.length
-        if (receiver.waiting.length < waitingPerReceiver && waitingBodyLength + bodyLength <= maxWaitingBodyLength) {
-          receiver.waiting.push({ claim, dropAt: now + (Date.parse(claim.leaseUntil) - now) / 2 })
-          waitingBodyLength += bodyLength
-        } else {
-          observer.deferred?.(claim, key)
-        }
-      })
-      // Held claims free no slot, so the loop claims again at once: with a store that answers
-      // without I/O (memory, SQLite) a slow receiver's whole backlog would be claimed in one turn
-      // of the event loop, timers and requests waiting. One turn is let run per batch.
-      if (held.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-      if (claimed.right.length < free && !stopping) {
-        await measure().catch((error: unknown) => observer.crashed?.(error))
+      try {
+        await round()
+      } catch (error) {
+        observer.crashed?.(error)
         if (!stopping) await pause(options.pollIntervalMs)
       }
     }

@@ -122,6 +122,7 @@ const scripted = () => {
 
   return {
     add,
+    steps,
     start,
     withWorker,
     attemptedAt,
@@ -337,6 +338,30 @@ describe('webhook worker: slow receivers get a share, not the queue', function (
     } finally {
       turning = false
       s.releaseHanging()
+      await worker.stop()
+    }
+  })
+
+  it('a round that throws is reported, and the worker goes on claiming and delivering', async () => {
+    const s = scripted()
+    const ids = s.add(healthy, 3, 'fast')
+    const crashes: unknown[] = []
+    let claims = 0
+    // Thrown, not returned as a store failure: a defect, or an observer's callback that throws.
+    const throwingOnce: WorkerSteps = {
+      ...s.steps,
+      claimDue: (limit) => {
+        claims += 1
+        if (claims === 1) throw new Error('a defect')
+        return s.steps.claimDue(limit)
+      },
+    }
+    const worker = startWebhookWorker(throwingOnce, { crashed: (error) => crashes.push(error) }, { concurrency: 4, pollIntervalMs: 10, stopGraceMs: 200 })
+    try {
+      await until(() => ids.every((id) => s.attemptedAt.has(id)), 2_000)
+      expect(ids.filter((id) => s.attemptedAt.has(id))).to.deep.equal(ids)
+      expect(crashes.map((error) => (error as Error).message)).to.deep.equal(['a defect'])
+    } finally {
       await worker.stop()
     }
   })
