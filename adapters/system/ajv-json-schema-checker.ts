@@ -190,9 +190,9 @@ const renewedAt = new Map<string, number>()
 export const knownVerdict = (key: string): ReadonlyArray<string> | undefined => checked.get(key)
 
 /** Whether the verdict kept for `key` is one to judge again now: kept for a while only, and that while is over. */
-export const verdictToRenew = (key: string, now: number = Date.now()): boolean => {
+export const verdictToRenew = (key: string): boolean => {
   const at = renewedAt.get(key)
-  return at !== undefined && now >= at
+  return at !== undefined && Date.now() >= at
 }
 
 /**

@@ -45,6 +45,8 @@ export interface WebhookWorkerOptions {
    * Most attempts in flight at once to a slow receiver (default 4). Eight times as many of its
    * claims wait in the worker and start as its attempts end; the rest, and those still waiting
    * halfway through their lease, are not attempted, and are due again when their lease ends.
+   * Those past their retry window are failed unsent instead (`WorkerSteps.giveUpIfLate`), once
+   * an ended attempt has shown the receiver slow.
    */
   readonly slowReceiverLimit?: number
   /**

@@ -142,10 +142,10 @@ export const queuedBodies = (): ((make: () => string | null) => QueuedBody) => {
  * attempt that says it was not sent is such a delivery, whatever limits were in force when it was
  * written: a retry of it must not send the empty body.
  */
-export const hasNoBody = (delivery: WebhookDelivery): boolean => {
-  const first = delivery.attempts[0]?.error
-  return delivery.request.body === '' && typeof first === 'string' && first.startsWith(notSentPrefix)
-}
+export const hasNoBody = (delivery: WebhookDelivery): boolean => delivery.request.body === '' && wasNotSent(delivery.attempts[0])
+
+/** Whether the attempt is one that says why nothing was sent (a `not sent: …` reason). */
+const wasNotSent = (attempt: DeliveryAttempt | undefined): boolean => typeof attempt?.error === 'string' && attempt.error.startsWith(notSentPrefix)
 
 /** The delivery failed without being sent: one more attempt, at `at`, that says why (`reason`, a `notSent…` text). */
 const failedUnsent = (delivery: WebhookDelivery, at: Timestamp, reason: string): WebhookDelivery => ({
@@ -226,9 +226,15 @@ export interface AttemptOutcome extends DeliveryAttempt {
 
 const millisOf = (at: Timestamp): number => Date.parse(at)
 
-/** Whether `now` is past the delivery's retry window: `maxAgeMs` after its event. */
+/** When (epoch ms) the delivery's retry window ends: `maxAgeMs` after its event. */
+const windowEndOf = (delivery: WebhookDelivery, policy: RetryPolicy): number => millisOf(delivery.createdAt) + policy.maxAgeMs
+
+/** Whether `now` is past the delivery's retry window. */
 export const pastRetryWindow = (delivery: WebhookDelivery, now: Timestamp, policy: RetryPolicy = defaultRetryPolicy): boolean =>
-  millisOf(now) > millisOf(delivery.createdAt) + policy.maxAgeMs
+  millisOf(now) > windowEndOf(delivery, policy)
+
+/** Whether these attempts are all the policy allows. */
+const outOfAttempts = (attempts: ReadonlyArray<DeliveryAttempt>, policy: RetryPolicy): boolean => attempts.length >= policy.maxAttempts
 
 const spanOf = (ms: number): string => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.ceil(ms / 1000)} s`)
 
@@ -247,7 +253,7 @@ export const receiverTooSlowError = (receiver: string, policy: RetryPolicy = def
 export const retriedByHand = (delivery: WebhookDelivery, policy: RetryPolicy = defaultRetryPolicy): boolean => {
   if (delivery.status !== 'pending' || delivery.attempts.length === 0) return false
   const last = delivery.attempts[delivery.attempts.length - 1]
-  return isSuccessStatus(last.statusCode) || (last.error ?? '').startsWith(notSentPrefix) || delivery.attempts.length >= policy.maxAttempts
+  return isSuccessStatus(last.statusCode) || wasNotSent(last) || outOfAttempts(delivery.attempts, policy)
 }
 
 /**
@@ -276,7 +282,7 @@ export const afterAttempt = (
   if (isSuccessStatus(outcome.statusCode)) return { ...delivery, attempts, status: 'delivered', nextAttemptAt: null }
   const asked = honoursRetryAfter(outcome.statusCode) && outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs) : 0
   const next = millisOf(endedAt) + Math.max(retryDelayMs(policy, attempts.length, jitter), asked)
-  const exhausted = attempts.length >= policy.maxAttempts || next > millisOf(delivery.createdAt) + policy.maxAgeMs
+  const exhausted = outOfAttempts(attempts, policy) || next > windowEndOf(delivery, policy)
   return exhausted
     ? { ...delivery, attempts, status: 'failed', nextAttemptAt: null }
     : { ...delivery, attempts, status: 'pending', nextAttemptAt: timestampFromMillis(next) }
