@@ -6,19 +6,20 @@ import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from
 import { ActionRepository } from '../ports/action-repository'
 import { Clock } from '../ports/clock'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
+import { UnitOfWork } from '../ports/unit-of-work'
 import { IfMatch, replaceRecord } from '../shared/use-case-kit'
 import { decodeActionFields, schemaCheckedAhead } from './action-input'
 
 export type UpdateActionError = NotFound | ValidationFailed | PreconditionFailed | StoreUnavailable
 
 /** PUT: replaces every writable field of the action. */
-export const updateAction = (deps: { actions: ActionRepository; clock: Clock; schemas: JsonSchemaChecker }) => {
+export const updateAction = (deps: { actions: ActionRepository; uow: UnitOfWork; clock: Clock; schemas: JsonSchemaChecker }) => {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
     pipe(
       schemaCheckedAhead(deps.schemas, input),
       TE.chainW(() =>
-        replaceRecord('action', deps.actions, {
+        replaceRecord('action', deps.actions, (work) => deps.uow.run((repositories) => work(repositories.actions)), {
           orgId: actor.orgId,
           id,
           ifMatch,

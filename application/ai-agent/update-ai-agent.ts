@@ -4,6 +4,7 @@ import { Actor, actorName, touched } from '../../domain/shared/audit'
 import { NotFound, PreconditionFailed, StoreUnavailable, ValidationFailed } from '../../domain/shared/errors'
 import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { Clock } from '../ports/clock'
+import { UnitOfWork } from '../ports/unit-of-work'
 import { IfMatch, replaceRecord } from '../shared/use-case-kit'
 import { decodeAiAgentFields } from './ai-agent-input'
 
@@ -11,9 +12,9 @@ export type UpdateAiAgentError = NotFound | ValidationFailed | PreconditionFaile
 
 /** PUT: replaces every writable field; an omitted mission or voice becomes null. */
 export const updateAiAgent =
-  (deps: { agents: AiAgentRepository; clock: Clock }) =>
+  (deps: { agents: AiAgentRepository; uow: UnitOfWork; clock: Clock }) =>
   (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateAiAgentError, AiAgent> =>
-    replaceRecord('ai-agent', deps.agents, {
+    replaceRecord('ai-agent', deps.agents, (work) => deps.uow.run((repositories) => work(repositories.agents)), {
       orgId: actor.orgId,
       id,
       ifMatch,

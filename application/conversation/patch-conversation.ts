@@ -84,7 +84,8 @@ export const patchConversation =
     retryOnConflict(() =>
       deps.uow.run((repos) =>
         pipe(
-          findOrNotFound('conversation', id, (found) => repos.conversations.findById(actor.orgId, found)),
+          // Locked: PATCHes of one conversation take turns rather than race (and lose) on PostgreSQL.
+          findOrNotFound('conversation', id, (found) => repos.conversations.findById(actor.orgId, found, { lock: true })),
           chainEitherKW((current) =>
             pipe(
               checkIfMatch('conversation', current, ifMatch),

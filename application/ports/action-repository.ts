@@ -6,8 +6,12 @@ import { Page, PageRequest } from './paging'
 
 /** Actions of every organisation; each method sees only the organisation it is given. */
 export interface ActionRepository {
-  /** The action, or none when it does not exist in this organisation. */
-  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<Action>>
+  /**
+   * The action, or none when it does not exist in this organisation. With `lock`, inside a
+   * transaction, no other write can change it until the transaction ends, so an update there made
+   * from what was read cannot find it changed.
+   */
+  readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<Action>>
   /** The organisation's actions ordered by (createdAt, id). */
   readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<Action>>
   /**

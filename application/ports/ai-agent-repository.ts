@@ -7,8 +7,12 @@ import { Page, PageRequest } from './paging'
 
 /** AI agents and their links to actions; each method sees only the organisation it is given. */
 export interface AiAgentRepository {
-  /** The agent, or none when it does not exist in this organisation. */
-  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<AiAgent>>
+  /**
+   * The agent, or none when it does not exist in this organisation. With `lock`, inside a
+   * transaction, no other write can change it until the transaction ends, so an update there made
+   * from what was read cannot find it changed.
+   */
+  readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<AiAgent>>
   /** Whether the agent exists in this organisation: what a 404 check needs, without reading the agent. */
   readonly exists: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, boolean>
   /** The organisation's agents ordered by (createdAt, id). */

@@ -16,8 +16,12 @@ export interface ConversationFilter {
 }
 
 export interface ConversationRepository {
-  /** The conversation, or none when it does not exist in this organisation. */
-  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<Conversation>>
+  /**
+   * The conversation, or none when it does not exist in this organisation. With `lock`, inside a
+   * transaction, no other write can change it until the transaction ends, so an update there made
+   * from what was read cannot find it changed.
+   */
+  readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<Conversation>>
   /** The organisation's conversations that match, ordered by (timestampStart, id). */
   readonly list: (
     orgId: string,

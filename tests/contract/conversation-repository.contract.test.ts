@@ -56,7 +56,7 @@ export const conversationRepositoryContract = (makeStore: MakeStore): void => {
     cursorOf,
     large,
     versioned: {
-      update: (store) => store.repositories.conversations.update,
+      of: (repositories) => repositories.conversations,
       revision: () => ({
         stored: active({}),
         next: aConversation({ prospectId: 'pro.p9', adminComments: null, updatedBy: 'usr.admin', updatedAt: at(99), version: 2 }),

@@ -1,8 +1,10 @@
 import { expect } from 'chai'
 import * as O from 'fp-ts/Option'
+import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Store } from '../../adapters/persistence/store'
 import { Cursor, Page, pageBudgetBytes, PageRequest } from '../../application/ports/paging'
+import { Repositories } from '../../application/ports/unit-of-work'
 import { orgA, orgB } from '../support/builders'
 import { allPages, everything, expectNone, firstPageOf, found, idsOfPages, leftOf, right } from './contract-kit'
 
@@ -13,6 +15,13 @@ export interface RecordRepository<T> {
   readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<unknown, Page<T>>
   /** Stores a record with a new id: `insert`, or `findOrCreate` for prospects, which have no insert. */
   readonly insert: (record: T) => TE.TaskEither<{ readonly _tag: string }, unknown>
+}
+
+/** What the versioned kinds add: compare-and-swap, and reads that hold the record for it. */
+export interface VersionedRepository<T> {
+  readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<unknown, O.Option<T>>
+  /** Writes the record when the stored version is `record.version - 1`; false otherwise. */
+  readonly update: (record: T) => TE.TaskEither<unknown, boolean>
 }
 
 interface OwnedRecord {
@@ -44,8 +53,8 @@ export interface RecordRepositoryDescription<T extends OwnedRecord> {
   readonly large?: (index: number, bytes: number) => T
   /** For records created once by insert and then changed by compare-and-swap on version; prospects are not. */
   readonly versioned?: {
-    /** Writes the record when the stored version is `record.version - 1`; false otherwise. */
-    readonly update: (store: Store) => (record: T) => TE.TaskEither<unknown, boolean>
+    /** This kind's repository among `repositories` (a store's, or a unit of work's). */
+    readonly of: (repositories: Repositories) => VersionedRepository<T>
     /** A record of organisation A at version 1, and its version 2: same id, several fields changed, some to null. */
     readonly revision: () => { readonly stored: T; readonly next: T }
   }
@@ -98,7 +107,7 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
     })
 
     if (versioned !== undefined) {
-      const update = (record: T) => versioned.update(store())(record)
+      const update = (record: T) => versioned.of(store().repositories).update(record)
 
       describe('insert', () => {
         it('fails with StoreUnavailable for an id that is already stored, and keeps the stored record', async () => {
@@ -142,6 +151,42 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
           expect(await stored(first.id)).to.deep.equal(first)
         })
       })
+
+      describe('findById with lock, in a unit of work', () => {
+        it('holds the record until the unit ends: a write from outside, of the version read, lands after it and finds it changed', async () => {
+          const { stored: first, next } = versioned.revision()
+          await right(records().insert(first))
+          let read!: () => void
+          const wasRead = new Promise<void>((resolve) => (read = resolve))
+          const events: string[] = []
+          const unit = store().unitOfWork.run((repositories) =>
+            pipe(
+              versioned.of(repositories).findById(orgA, first.id, { lock: true }),
+              TE.chainFirst(() => TE.fromTask(async () => read())),
+              // Time for the outside write to land, were the record not held.
+              TE.chainFirst(() => TE.fromTask(() => new Promise<void>((resolve) => setTimeout(resolve, 100)))),
+              TE.chain((held) => {
+                expect(held, 'what the unit read').to.deep.equal(O.some(first))
+                return versioned.of(repositories).update(next)
+              }),
+              TE.map((written) => {
+                events.push('unit wrote')
+                return written
+              }),
+            ),
+          )()
+          await wasRead
+          const outside = right(versioned.of(store().repositories).update(next)).then((written) => {
+            events.push('outside wrote')
+            return written
+          })
+          const inside = await unit
+          expect(inside, 'the unit').to.deep.equal({ _tag: 'Right', right: true })
+          expect(await outside, 'the outside write').to.equal(false)
+          expect(events).to.deep.equal(['unit wrote', 'outside wrote'])
+          expect(await stored(first.id)).to.deep.equal(next)
+        })
+      })
     }
 
     if (remove !== undefined) {
@@ -155,7 +200,7 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
         })
 
         if (versioned !== undefined) {
-          const update = (record: T) => versioned.update(store())(record)
+          const update = (record: T) => versioned.of(store().repositories).update(record)
 
           it('given the stored version, removes the record and says true, then says false', async () => {
             const { stored: first, next } = versioned.revision()
@@ -255,7 +300,7 @@ export const recordRepositoryContract = <T extends OwnedRecord>(
         it('are never updated', async () => {
           const { stored: first, next } = versioned.revision()
           await right(records().insert(first))
-          expect(await right(versioned.update(store())({ ...next, orgId: orgB }))).to.equal(false)
+          expect(await right(versioned.of(store().repositories).update({ ...next, orgId: orgB }))).to.equal(false)
           expect(await stored(first.id)).to.deep.equal(first)
           await expectNone(records().findById(orgB, first.id))
         })

@@ -84,6 +84,32 @@ for (const database of databases) {
       expect((await h().a.get(`/v1/ai-agents/${created.body.id}`)).body.name).to.equal(winner.body.name)
     })
 
+    it('concurrent writes of one record without If-Match all succeed, each counted once', async function () {
+      this.timeout(60_000)
+      // Without If-Match the last writer wins; none may be refused for having raced the others.
+      // Waves of 40 at once, where writers that took turns by pausing lost races in a row.
+      const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id
+      const conversationId = (await h().a.post('/v1/conversations', minimalConversationBody(agentId))).body.id
+      const writers = [
+        { path: '/v1/actions', write: (path: string, i: number) => h().a.put(path, actionBody({ name: `Writer ${i}` })), id: (await h().a.post('/v1/actions', actionBody())).body.id },
+        { path: '/v1/ai-agents', write: (path: string, i: number) => h().a.put(path, agentBody({ name: `Writer ${i}` })), id: agentId },
+        { path: '/v1/conversations', write: (path: string, i: number) => h().a.patch(path, { transcriptSummary: `Writer ${i}` }), id: conversationId },
+      ]
+      const waves = 3
+      const perWave = 40
+      for (const writer of writers) {
+        const path = `${writer.path}/${writer.id}`
+        const before = Number(JSON.parse((await h().a.get(path)).headers.get('etag')!))
+        for (let wave = 0; wave < waves; wave++) {
+          const results = await Promise.all(Array.from({ length: perWave }, (_, i) => writer.write(path, wave * perWave + i)))
+          const refused = results.filter((res) => res.status !== 200).map((res) => `${res.status} ${JSON.stringify(res.body)}`)
+          expect(refused, `${path}, wave ${wave + 1}`).to.deep.equal([])
+        }
+        const after = await h().a.get(path)
+        expect(Number(JSON.parse(after.headers.get('etag')!)), `${path}: every write a version of its own`).to.equal(before + waves * perWave)
+      }
+    })
+
     it('concurrent DELETEs, stale and current ETags mixed: exactly one 204, with the current one', async function () {
       this.timeout(30_000)
       for (const collection of ['/v1/actions', '/v1/ai-agents']) {

@@ -3,13 +3,13 @@ import { Knex } from 'knex'
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
 import { attempt } from '../attempt'
-import { changesOf, compiledFirst, insertRows, updateWhere } from './statements'
+import { changesOf, insertRows, recordById, updateWhere } from './statements'
 import { budgetedKeysetList, budgetedOrganisationList, cursorValues } from './keyset-page'
 import { actionFromRow, ActionRow, actionToRow, withoutKeys } from './rows'
 
 const cursorOf = (action: Action) => ({ key: action.createdAt, id: action.id })
 
-const byId = compiledFirst((db, value) => db('actions').where({ org_id: value(0), id: value(1) }))
+const byId = recordById('actions')
 
 /**
  * The columns that can be large (the texts are at most 2,048 characters); the memory store
@@ -44,9 +44,9 @@ const linkedToAgent = budgetedKeysetList({
 
 /** Actions in `db`, a Knex instance or a transaction. Links go with their action by ON DELETE CASCADE. */
 export const knexActionRepository = (db: Knex): ActionRepository => ({
-  findById: (orgId, id) =>
+  findById: (orgId, id, options = {}) =>
     attempt(async () => {
-      const row = await byId<ActionRow>(db, [orgId, id])
+      const row = await byId<ActionRow>(db, [orgId, id], options.lock === true)
       return O.fromNullable(row === undefined ? undefined : actionFromRow(row))
     }),
   list: (orgId, page) =>

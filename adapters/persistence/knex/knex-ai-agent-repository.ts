@@ -3,13 +3,13 @@ import { Knex } from 'knex'
 import { AiAgentRepository } from '../../../application/ports/ai-agent-repository'
 import { AiAgent } from '../../../domain/ai-agent/ai-agent'
 import { attempt } from '../attempt'
-import { changesOf, compiledFirst, execute, firstRow, insertRows, updateWhere } from './statements'
+import { changesOf, compiledFirst, execute, firstRow, insertRows, recordById, updateWhere } from './statements'
 import { budgetedOrganisationList, cursorValues } from './keyset-page'
 import { aiAgentFromRow, AiAgentRow, aiAgentToRow, withoutKeys } from './rows'
 
 const cursorOf = (agent: AiAgent) => ({ key: agent.createdAt, id: agent.id })
 
-const byId = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }))
+const byId = recordById('ai_agents')
 
 const idById = compiledFirst((db, value) => db('ai_agents').where({ org_id: value(0), id: value(1) }).select('id'))
 
@@ -21,9 +21,9 @@ const byOrganisation = budgetedOrganisationList('ai_agents', ['role_description'
  * links by ON DELETE CASCADE; conversations keep its id, having no foreign key to it.
  */
 export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
-  findById: (orgId, id) =>
+  findById: (orgId, id, options = {}) =>
     attempt(async () => {
-      const row = await byId<AiAgentRow>(db, [orgId, id])
+      const row = await byId<AiAgentRow>(db, [orgId, id], options.lock === true)
       return O.fromNullable(row === undefined ? undefined : aiAgentFromRow(row))
     }),
   exists: (orgId, id) => attempt(async () => (await idById(db, [orgId, id])) !== undefined),

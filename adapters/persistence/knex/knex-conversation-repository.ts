@@ -4,13 +4,13 @@ import { ConversationRepository } from '../../../application/ports/conversation-
 import { Conversation } from '../../../domain/conversation/conversation'
 import { Timestamp } from '../../../domain/shared/time'
 import { attempt } from '../attempt'
-import { compiledFirst, firstRow, insertRows, updateWhere } from './statements'
+import { firstRow, insertRows, recordById, updateWhere } from './statements'
 import { budgetedKeysetList, cursorValues } from './keyset-page'
 import { conversationFromRow, ConversationRow, conversationToRow, integer, withoutKeys } from './rows'
 
 const cursorOf = (conversation: Conversation) => ({ key: conversation.timestampStart, id: conversation.id })
 
-const byId = compiledFirst((db, value) => db('conversations').where({ org_id: value(0), id: value(1) }))
+const byId = recordById('conversations')
 
 /** The filter's conditions, in the order of their values after the organisation and the cursor. */
 const filterConditions = [
@@ -52,9 +52,9 @@ interface StatsRow {
 }
 
 export const knexConversationRepository = (db: Knex): ConversationRepository => ({
-  findById: (orgId, id) =>
+  findById: (orgId, id, options = {}) =>
     attempt(async () => {
-      const row = await byId<ConversationRow>(db, [orgId, id])
+      const row = await byId<ConversationRow>(db, [orgId, id], options.lock === true)
       return O.fromNullable(row === undefined ? undefined : conversationFromRow(row))
     }),
   list: (orgId, filter, page) =>

@@ -3,13 +3,13 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from '../attempt'
-import { compiledFirst, compiledRead, returnedRows, updateWhere } from './statements'
+import { compiledFirst, compiledRead, recordById, returnedRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
 const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospect.id })
 
-const byId = compiledFirst((db, value) => db('prospects').where({ org_id: value(0), id: value(1) }))
+const byId = recordById('prospects')
 
 /**
  * By number, FOR UPDATE when `locked` (PostgreSQL; SQLite has one writer anyway and its dialect
@@ -34,7 +34,7 @@ const byOrganisation = compiledRead(
 export const knexProspectRepository = (db: Knex): ProspectRepository => ({
   findById: (orgId, id) =>
     attempt(async () => {
-      const row = await byId<ProspectRow>(db, [orgId, id])
+      const row = await byId<ProspectRow>(db, [orgId, id], false)
       return O.fromNullable(row === undefined ? undefined : prospectFromRow(row))
     }),
   list: (orgId, page) =>

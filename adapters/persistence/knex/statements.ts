@@ -277,6 +277,20 @@ export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, s
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape?: S): Promise<R | undefined> => (await read<R>(db, values, shape as S))[0]
 }
 
+/**
+ * A record of an organisation's table by its id; with `locked`, FOR UPDATE: on PostgreSQL the row
+ * stays locked until the transaction ends, so a read-modify-write there cannot lose a race.
+ * SQLite's dialect writes no lock: its transactions hold the database's only write lock already.
+ */
+export const recordById = (table: string) =>
+  compiledFirst(
+    (db, value, locked: boolean) => {
+      const query = db(table).where({ org_id: value(0), id: value(1) })
+      return locked ? query.forUpdate() : query
+    },
+    (locked) => (locked ? 'locked' : ''),
+  )
+
 /** The texts of the writes compiled so far, by dialect, table and shape; the same for every client and transaction of a dialect. */
 const compiledWrites = lruMap<string, Compiled | null>(256)
 

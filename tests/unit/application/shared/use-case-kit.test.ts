@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { notFound, preconditionFailed, storeUnavailable } from '../../../../domain/shared/errors'
-import { checkIfMatch, findOrNotFound, retryOnConflict, stored, writeConflict } from '../../../../application/shared/use-case-kit'
+import { checkIfMatch, findOrNotFound, InTransaction, replaceRecord, retryOnConflict, stored, writeConflict } from '../../../../application/shared/use-case-kit'
 import { left, right, runLeft, runRight } from '../helpers'
 
 describe('use-case kit', () => {
@@ -83,6 +83,52 @@ describe('use-case kit', () => {
       })()
       expect(result).to.deep.equal(E.left(notFound('action', 'act.1')))
       expect(tries).to.equal(1)
+    })
+  })
+
+  describe('replaceRecord', () => {
+    interface Note {
+      readonly id: string
+      readonly version: number
+      readonly text: string
+    }
+    /** A store holding one note: it logs each call as `<where> <what>`, and its update says `wins`. */
+    const storeOf = (where: string, note: Note, log: string[], wins: boolean) => ({
+      findById: (_orgId: string, _id: string, options?: { readonly lock?: boolean }) => {
+        log.push(`${where} read${options?.lock === true ? ' locked' : ''}`)
+        return TE.right(O.some(note))
+      },
+      update: (next: Note) => {
+        log.push(`${where} wrote version ${next.version}`)
+        return TE.right(wins)
+      },
+    })
+    const replaceWith = (plain: ReturnType<typeof storeOf>, inTransaction: InTransaction<Note>) =>
+      replaceRecord('action', plain, inTransaction, {
+        orgId: 'org.a',
+        id: 'act.1',
+        ifMatch: undefined,
+        fields: E.right('new text'),
+        replace: (current: Note, text: string) => ({ ...current, version: current.version + 1, text }),
+      })
+
+    it('reads and writes outside a transaction while no other write comes between', async () => {
+      const log: string[] = []
+      const inTransaction: InTransaction<Note> = () => TE.left(storeUnavailable('no transaction expected'))
+      const replaced = await runRight(replaceWith(storeOf('plain', { id: 'act.1', version: 1, text: 'old' }, log, true), inTransaction))
+      expect(replaced).to.deep.equal({ id: 'act.1', version: 2, text: 'new text' })
+      expect(log).to.deep.equal(['plain read', 'plain wrote version 2'])
+    })
+
+    it('after losing a race, goes again in a transaction, holding the record it reads there', async () => {
+      const log: string[] = []
+      const inTransaction: InTransaction<Note> = (work) => {
+        log.push('begin')
+        return work(storeOf('transaction', { id: 'act.1', version: 2, text: 'theirs' }, log, true))
+      }
+      const replaced = await runRight(replaceWith(storeOf('plain', { id: 'act.1', version: 1, text: 'old' }, log, false), inTransaction))
+      expect(replaced).to.deep.equal({ id: 'act.1', version: 3, text: 'new text' })
+      expect(log).to.deep.equal(['plain read', 'plain wrote version 2', 'begin', 'transaction read locked', 'transaction wrote version 3'])
     })
   })
 })
