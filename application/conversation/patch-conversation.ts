@@ -6,6 +6,7 @@ import { newProspect, ProspectStats } from '../../domain/prospect/prospect'
 import { Actor, actorName, touched } from '../../domain/shared/audit'
 import {
   NotFound,
+  pointerTo,
   PreconditionFailed,
   StoreUnavailable,
   ValidationFailed,
@@ -33,11 +34,11 @@ const foreignKeysOf = (patch: unknown): ReadonlyArray<Violation> => {
   if (!isObject(patch)) return []
   const problems: Violation[] = []
   for (const [key, value] of Object.entries(patch)) {
-    if (patchableKeys.readOnly.includes(key)) problems.push(violation(`/${key}`, 'is read-only and cannot be written'))
-    else if (!patchableKeys.keys.includes(key)) problems.push(violation(`/${key}`, 'is not an accepted field'))
+    if (patchableKeys.readOnly.includes(key)) problems.push(violation(pointerTo(key), 'is read-only and cannot be written'))
+    else if (!patchableKeys.keys.includes(key)) problems.push(violation(pointerTo(key), 'is not an accepted field'))
     else if (isObject(value) && patchableKeys.nested[key] !== undefined) {
       for (const inner of Object.keys(value)) {
-        if (!patchableKeys.nested[key].includes(inner)) problems.push(violation(`/${key}/${inner}`, 'is not an accepted field'))
+        if (!patchableKeys.nested[key].includes(inner)) problems.push(violation(pointerTo(key, inner), 'is not an accepted field'))
       }
     }
   }

@@ -1,16 +1,10 @@
 import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
 import * as t from 'io-ts'
-import { ValidationFailed, validationFailed, Violation } from '../../domain/shared/errors'
-
-const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+import { pointerTo, ValidationFailed, validationFailed, Violation } from '../../domain/shared/errors'
 
 /** The JSON pointer of the value an io-ts context leads to (the root's own key is empty). */
-const pointerOf = (context: t.Context): string =>
-  context
-    .slice(1)
-    .map((entry) => `/${escapePointer(entry.key)}`)
-    .join('')
+const pointerOf = (context: t.Context): string => pointerTo(...context.slice(1).map((entry) => entry.key))
 
 const describe = (error: t.ValidationError): string => {
   if (error.message !== undefined) return error.message

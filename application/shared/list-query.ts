@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either'
-import { BadQuery, badQuery, Violation, violation } from '../../domain/shared/errors'
+import { BadQuery, badQuery, pointerTo, Violation, violation } from '../../domain/shared/errors'
 import { Cursor, PageRequest } from '../ports/paging'
 import { parseDateTime } from './codecs'
 import { IdKind, isIdOf } from '../../domain/shared/ids'
@@ -48,7 +48,7 @@ export class QueryReader {
     known: ReadonlyArray<string>,
   ) {
     for (const key of Object.keys(query)) {
-      if (!['limit', 'cursor', ...known].includes(key)) this.problems.push(violation(`/${key}`, 'is not a parameter of this list'))
+      if (!['limit', 'cursor', ...known].includes(key)) this.problems.push(violation(pointerTo(key), 'is not a parameter of this list'))
     }
   }
 
@@ -57,7 +57,7 @@ export class QueryReader {
     const value = this.query[key]
     if (value === undefined) return undefined
     if (typeof value === 'string') return value
-    this.problems.push(violation(`/${key}`, 'must be given at most once'))
+    this.problems.push(violation(pointerTo(key), 'must be given at most once'))
     return undefined
   }
 
@@ -82,7 +82,7 @@ export class QueryReader {
     const value = this.single(key)
     if (value === undefined) return undefined
     if ((values as ReadonlyArray<string>).includes(value)) return value as V
-    this.problems.push(violation(`/${key}`, `must be one of ${values.join(', ')}`))
+    this.problems.push(violation(pointerTo(key), `must be one of ${values.join(', ')}`))
     return undefined
   }
 
@@ -97,7 +97,7 @@ export class QueryReader {
     if (value === undefined) return undefined
     const parsed = parseDateTime(value)
     if (parsed === null) {
-      this.problems.push(violation(`/${key}`, 'must be an ISO 8601 date-time'))
+      this.problems.push(violation(pointerTo(key), 'must be an ISO 8601 date-time'))
       return undefined
     }
     // The date and time have no `.` or `,`: what follows one is the fraction of a second.

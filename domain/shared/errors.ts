@@ -91,6 +91,10 @@ export const validationFailed = (violations: ReadonlyArray<Violation>): Validati
 
 export const violation = (path: string, message: string): Violation => ({ path, message })
 
+/** The JSON pointer (RFC 6901) of a value reached by these keys: `~` and `/` in a key are escaped. */
+export const pointerTo = (...keys: ReadonlyArray<string>): string =>
+  keys.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')
+
 export const badQuery = (violations: ReadonlyArray<Violation>): BadQuery => ({ _tag: 'BadQuery', violations })
 
 export const preconditionFailed = (entity: EntityKind, id: string): PreconditionFailed => ({

@@ -1,3 +1,4 @@
+import { expect } from 'chai'
 import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
 import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
@@ -137,5 +138,12 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
         expectBadQuery(await h().a.get(`${path}?limit=1&limit=2`), ['/limit'])
       })
     }
+
+    it('a parameter whose name holds / or ~ is named by its escaped JSON pointer', async () => {
+      expectBadQuery(await h().a.get('/v1/actions?a%2Fb=1&c~d=2'), ['/a~1b', '/c~0d'])
+      const res = await h().a.get('/v1/actions/act.doesNotExist1?a%2Fb=1')
+      expectProblem(res, 400, 'bad_query')
+      expect(res.body.errors.map((e: { path: string }) => e.path)).to.deep.equal(['/a~1b'])
+    })
   })
 })

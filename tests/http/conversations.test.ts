@@ -341,6 +341,13 @@ describeEachDatabase('HTTP: conversations', (database) => {
       expect((await h().a.get(`/v1/conversations/${created.body.id}`)).body).to.deep.equal(created.body)
     })
 
+    it('a foreign key holding / or ~ is named by its escaped JSON pointer, once', async () => {
+      const created = await h().a.post('/v1/conversations', conversationBody(agentId))
+      const res = await patch(created.body.id, { 'a/b': 1, conversationAnalytics: { 'c~d': null } })
+      expectViolations(res, ['/a~1b', '/conversationAnalytics/c~0d'])
+      expect(res.body.errors).to.have.length(2)
+    })
+
     it('the patched whole must follow the rules: end before start, removing a required field, bad lengths', async () => {
       const created = await h().a.post('/v1/conversations', conversationBody(agentId))
       expectViolations(await patch(created.body.id, { timestampEnd: '2026-03-01T09:00:00Z' }), ['/timestampEnd'])

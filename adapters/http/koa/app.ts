@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { Logger } from 'pino'
 import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
-import { badQuery, violation } from '../../../domain/shared/errors'
+import { badQuery, pointerTo, violation } from '../../../domain/shared/errors'
 import { operations, takesQuery, templateOfRoute } from './openapi/document'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
@@ -151,7 +151,7 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     const layer = router.match(ctx.path, ctx.method).pathAndMethod.at(-1)
     const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase()
     if (layer === undefined || routesTakingQuery.has(`${method} ${templateOfRoute(String(layer.path))}`)) return next()
-    const refused = Object.keys(ctx.query).map((key) => violation(`/${key}`, 'is not a parameter of this route, which takes none'))
+    const refused = Object.keys(ctx.query).map((key) => violation(pointerTo(key), 'is not a parameter of this route, which takes none'))
     return renderProblem(ctx, problemOf(badQuery(refused)))
   })
 
