@@ -10,7 +10,10 @@ import {
   DialogLine,
   sourceTypes,
   speakers,
+  timeViolations,
 } from '../../domain/conversation/conversation'
+import { ValidationFailed, validationFailed } from '../../domain/shared/errors'
+import { Timestamp } from '../../domain/shared/time'
 import { arrayOf, boolean, dateTime, integer, oneOf, orNull, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
@@ -83,11 +86,32 @@ const contentOf = (body: t.TypeOf<typeof conversationContentCodec>): Conversatio
 const decodeCreate = decodeWith(conversationCreateCodec)
 const decodeContent = decodeWith(conversationContentCodec)
 
+/** `input[key]` when it is a valid date-time, else null. */
+const dateTimeIn = (input: unknown, key: string): Timestamp | null => {
+  if (typeof input !== 'object' || input === null) return null
+  const decoded = dateTime.decode((input as Record<string, unknown>)[key])
+  return E.isRight(decoded) ? decoded.right : null
+}
+
+/**
+ * The rule that spans fields, checked when the fields it reads are valid even if others are
+ * not, so that every violation is named at once (CONTRACT.md §2).
+ */
+const withContentRules =
+  (input: unknown) =>
+  <C extends ConversationContent>(decoded: E.Either<ValidationFailed, C>): E.Either<ValidationFailed, C> => {
+    if (E.isRight(decoded)) return checkContent(decoded.right)
+    const start = dateTimeIn(input, 'timestampStart')
+    const end = dateTimeIn(input, 'timestampEnd')
+    const more = start === null || end === null ? [] : timeViolations(start, end)
+    return more.length === 0 ? decoded : E.left(validationFailed([...decoded.left.violations, ...more]))
+  }
+
 export const decodeConversationFields = (input: unknown) =>
   pipe(
     decodeCreate(input),
     E.map((body): ConversationFields => ({ ...contentOf(body), agentId: body.agentId })),
-    E.chain(checkContent),
+    withContentRules(input),
   )
 
-export const decodeConversationContent = (input: unknown) => pipe(decodeContent(input), E.map(contentOf), E.chain(checkContent))
+export const decodeConversationContent = (input: unknown) => pipe(decodeContent(input), E.map(contentOf), withContentRules(input))

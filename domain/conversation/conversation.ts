@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either'
 import { Audited } from '../shared/audit'
-import { ValidationFailed, validationFailed, violation } from '../shared/errors'
+import { ValidationFailed, validationFailed, Violation, violation } from '../shared/errors'
 import { isBefore, Timestamp } from '../shared/time'
 
 export const sourceTypes = ['BROWSER', 'TELEPHONY_A', 'TELEPHONY_B'] as const
@@ -66,11 +66,15 @@ export interface Conversation extends ConversationContent, Audited {
 /** A conversation is active until it has an end. */
 export const statusFor = (timestampEnd: Timestamp | null): ConversationStatus => (timestampEnd === null ? 'active' : 'ended')
 
-/** Rules that span fields: an end is never before the start. */
-export const checkContent = <C extends ConversationContent>(content: C): E.Either<ValidationFailed, C> =>
-  content.timestampEnd !== null && isBefore(content.timestampEnd, content.timestampStart)
-    ? E.left(validationFailed([violation('/timestampEnd', 'must not be before timestampStart')]))
-    : E.right(content)
+/** The rule that spans fields: an end is never before the start. */
+export const timeViolations = (timestampStart: Timestamp, timestampEnd: Timestamp | null): ReadonlyArray<Violation> =>
+  timestampEnd !== null && isBefore(timestampEnd, timestampStart) ? [violation('/timestampEnd', 'must not be before timestampStart')] : []
+
+/** Content whose fields are each valid, checked by the rule that spans them. */
+export const checkContent = <C extends ConversationContent>(content: C): E.Either<ValidationFailed, C> => {
+  const violations = timeViolations(content.timestampStart, content.timestampEnd)
+  return violations.length > 0 ? E.left(validationFailed(violations)) : E.right(content)
+}
 
 const contentOf = (fields: ConversationContent): ConversationContent => ({
   source: fields.source,

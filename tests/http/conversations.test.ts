@@ -153,6 +153,11 @@ describeEachDatabase('HTTP: conversations', (database) => {
       expectViolations(await start('2026-03-01T09:30:00Z', { timestampEnd: '2026-03-01T09:29:59.999Z' }), ['/timestampEnd'])
     })
 
+    it('timestampEnd before timestampStart is named with the other violations, not only when they are gone', async () => {
+      const res = await start('2026-03-01T09:30:00Z', { source: '', timestampEnd: '2026-03-01T09:00:00Z', transcriptSummary: '' })
+      expectViolations(res, ['/source', '/timestampEnd', '/transcriptSummary'])
+    })
+
     it('timestampEnd with a zone compares as an instant', async () => {
       const res = await start('2026-03-01T09:30:00Z', { timestampEnd: '2026-03-01T10:00:00+00:30' })
       expectStatus(res, 201)
@@ -354,6 +359,11 @@ describeEachDatabase('HTTP: conversations', (database) => {
       expectViolations(await patch(created.body.id, { source: null, sourceType: 'FAX' }), ['/source', '/sourceType'])
       expectViolations(await patch(created.body.id, { transcriptSummary: '', transcriptText: [] }), ['/transcriptSummary', '/transcriptText'])
       expectViolations(await patch(created.body.id, { conversationAnalytics: { mood: 'ok' } }), ['/conversationAnalytics/mood'])
+      expectViolations(await patch(created.body.id, { timestampEnd: '2026-03-01T09:00:00Z', transcriptSummary: '', bogus: 1 }), [
+        '/timestampEnd',
+        '/transcriptSummary',
+        '/bogus',
+      ])
       expect((await h().a.get(`/v1/conversations/${created.body.id}`)).body).to.deep.equal(created.body)
     })
 
