@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
 import { Conversation, newConversation } from '../../domain/conversation/conversation'
@@ -9,7 +10,7 @@ import { InTransaction } from '../idempotency/idempotent-requests'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
-import { UnitOfWork } from '../ports/unit-of-work'
+import { Repositories, UnitOfWork } from '../ports/unit-of-work'
 import { chainW } from '../shared/task-either'
 import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueue-conversation-webhooks'
 import { decodeConversationFields } from './conversation-input'
@@ -17,7 +18,24 @@ import { prospectSourceOf } from './prospect-source'
 
 export type CreateConversationError = ValidationFailed | StoreUnavailable | IdempotencyInFlight
 
-const unknownAgent = validationFailed([violation('/agentId', 'names no AI agent of this organisation')])
+const unknownAgent = violation('/agentId', 'names no AI agent of this organisation')
+
+/** Whether `agentId` names an AI agent of the organisation; an id of another kind names none. */
+const agentKnown = (repos: Repositories, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, boolean> =>
+  isIdOf('ai-agent', agentId) ? repos.agents.exists(orgId, agentId) : TE.right(false)
+
+/**
+ * A body refused for its fields, with its agent looked for too when `agentId` is itself valid,
+ * so that a reference to nothing is named with the other violations (CONTRACT.md §2).
+ */
+const refused = (uow: UnitOfWork, orgId: string, input: unknown, failed: ValidationFailed): TE.TaskEither<CreateConversationError, never> => {
+  const agentId = typeof input === 'object' && input !== null ? (input as { readonly agentId?: unknown }).agentId : undefined
+  if (typeof agentId !== 'string' || failed.violations.some((v) => v.path === unknownAgent.path)) return TE.left(failed)
+  return pipe(
+    uow.run((repos) => agentKnown(repos, orgId, agentId)),
+    chainW((known) => TE.left(known ? failed : validationFailed([...failed.violations, unknownAgent]))),
+  )
+}
 
 /**
  * Stores a conversation with its prospect, found or created for (organisation, source), the
@@ -28,12 +46,16 @@ export const createConversation =
   (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
   (actor: Actor, input: unknown, inTransaction?: InTransaction<Conversation>): TE.TaskEither<CreateConversationError, Conversation> =>
     pipe(
-      TE.fromEither(decodeConversationFields(input)),
+      decodeConversationFields(input),
+      E.match(
+        (failed) => refused(deps.uow, actor.orgId, input, failed),
+        (fields) => TE.right(fields),
+      ),
       chainW((fields) =>
         deps.uow.run((repos) =>
           pipe(
-            isIdOf('ai-agent', fields.agentId) ? repos.agents.exists(actor.orgId, fields.agentId) : TE.right(false),
-            chainW((known) => (known ? TE.right(undefined) : TE.left(unknownAgent))),
+            agentKnown(repos, actor.orgId, fields.agentId),
+            chainW((known) => (known ? TE.right(undefined) : TE.left(validationFailed([unknownAgent])))),
             chainW(() => {
               const now = deps.clock.now()
               const source = prospectSourceOf(deps.phones, fields.source, fields.sourceType)

@@ -102,6 +102,16 @@ describeEachDatabase('HTTP: conversations', (database) => {
         expectViolations(await h().a.post('/v1/conversations', minimalConversationBody(agentId, { agentId: id })), ['/agentId'])
       }
     })
+
+    it('an agentId that names no agent is named with the other violations, not only when they are gone', async () => {
+      const otherOrgs = (await h().b.post('/v1/ai-agents', agentBody())).body.id
+      for (const id of ['aia.doesNotExist1', 'act.abcdefghij', otherOrgs]) {
+        const res = await h().a.post('/v1/conversations', minimalConversationBody(agentId, { agentId: id, source: '', timestampEnd: 'soon' }))
+        expectViolations(res, ['/agentId', '/source', '/timestampEnd'])
+      }
+      const known = await h().a.post('/v1/conversations', minimalConversationBody(agentId, { source: '' }))
+      expectViolations(known, ['/source'])
+    })
   })
 
   describe('date-times in and out (section 2)', () => {
