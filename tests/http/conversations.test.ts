@@ -377,6 +377,17 @@ describeEachDatabase('HTTP: conversations', (database) => {
       expect((await h().a.get(`/v1/conversations/${created.body.id}`)).body).to.deep.equal(created.body)
     })
 
+    it('a value nested 150,000 levels deep is a 422 naming its field, not a 500; nothing changes', async () => {
+      const created = await h().a.post('/v1/conversations', conversationBody(agentId))
+      // Sent as text: JSON.stringify itself runs out of stack on such a value.
+      const deep = `${'{"a":'.repeat(150_000)}1${'}'.repeat(150_000)}`
+      const patchRaw = (raw: string) =>
+        h().a.request('PATCH', `/v1/conversations/${created.body.id}`, { raw, contentType: 'application/merge-patch+json' })
+      expectViolations(await patchRaw(`{"transcriptSummary":${deep}}`), ['/transcriptSummary'])
+      expectViolations(await patchRaw(`{"conversationAnalytics":${deep}}`), ['/conversationAnalytics/a'])
+      expect((await h().a.get(`/v1/conversations/${created.body.id}`)).body).to.deep.equal(created.body)
+    })
+
     it('404 for unknown and malformed ids', async () => {
       expectProblem(await patch('con.doesNotExist1', { transcriptSummary: 'x' }), 404, 'not_found')
       expectProblem(await patch('bogus', { transcriptSummary: 'x' }), 404, 'not_found')

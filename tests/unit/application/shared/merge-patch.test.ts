@@ -47,4 +47,12 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(Object.keys(result)).to.deep.equal(['x', '__proto__'])
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined)
   })
+
+  it('applies a patch nested 200,000 levels deep without running out of stack, nulls removed at every depth', () => {
+    const depth = 200_000
+    const patch = JSON.parse(`${'{"a":'.repeat(depth)}{"b":1,"c":null}${'}'.repeat(depth)}`)
+    let result = applyMergePatch({ a: 'x' }, patch) as Record<string, unknown>
+    for (let i = 0; i < depth; i++) result = result.a as Record<string, unknown>
+    expect(result).to.deep.equal({ b: 1 })
+  })
 })
