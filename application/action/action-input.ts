@@ -15,15 +15,20 @@ import { decodeWith } from '../shared/decode'
 const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/
 
-const headerProblem = (headers: unknown): string | null => {
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return 'must be an object of strings'
+/** Every header that cannot be sent, one message each, so that all are named at once. */
+const headerProblems = (headers: unknown): ReadonlyArray<string> => {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return ['must be an object of strings']
+  const problems: string[] = []
   for (const [name, value] of Object.entries(headers)) {
-    if (!headerName.test(name)) return `has an invalid header name ${JSON.stringify(name)}`
-    if (typeof value !== 'string') return `must hold string values (${JSON.stringify(name)} is not a string)`
-    if (!headerValue.test(value)) return `has a control character or a character past Latin-1 in the value of ${JSON.stringify(name)}`
+    if (!headerName.test(name)) problems.push(`has an invalid header name ${JSON.stringify(name)}`)
+    if (typeof value !== 'string') problems.push(`must hold string values (${JSON.stringify(name)} is not a string)`)
+    else if (!headerValue.test(value)) problems.push(`has a control character or a character past Latin-1 in the value of ${JSON.stringify(name)}`)
   }
-  return null
+  return problems
 }
+
+const failures = (u: unknown, c: t.Context, messages: ReadonlyArray<string>): t.Validation<never> =>
+  E.left(messages.map((message) => ({ value: u, context: c, message })))
 
 /** An object of header strings, or a string holding such a JSON object; kept as given. */
 const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, unknown, unknown>(
@@ -37,11 +42,11 @@ const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, 
       } catch {
         return t.failure(u, c, 'must be an object of strings, or a string holding such a JSON object')
       }
-      const problem = headerProblem(parsed)
-      return problem === null ? t.success(u) : t.failure(u, c, problem)
+      const problems = headerProblems(parsed)
+      return problems.length === 0 ? t.success(u) : failures(u, c, problems)
     }
-    const problem = headerProblem(u)
-    return problem === null ? t.success(u as Record<string, string>) : t.failure(u, c, problem)
+    const problems = headerProblems(u)
+    return problems.length === 0 ? t.success(u as Record<string, string>) : failures(u, c, problems)
   },
   t.identity,
 ), {

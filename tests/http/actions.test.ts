@@ -33,6 +33,22 @@ describeEachDatabase('HTTP: actions', (database) => {
     })
   })
 
+  describe('endpoint headers: every bad header is named, not only the first', () => {
+    const endpointWith = (headers: unknown) => minimalActionBody({ endpoint: { url: 'https://hooks.example.com/x', headers } })
+    for (const [form, headers] of [
+      ['an object', { 'Bad Header': 'x', 'X-Count': 1, 'X-Ok': 'fine', 'X-Line': 'a\r\nb' }],
+      ['a string holding a JSON object', '{"Bad Header":"x","X-Count":1,"X-Ok":"fine","X-Line":"a\\r\\nb"}'],
+    ] as const) {
+      it(`as ${form}`, async () => {
+        const res = await h().a.post('/v1/actions', endpointWith(headers))
+        expectProblem(res, 422, 'validation_failed')
+        const messages = res.body.errors.filter((e: { path: string }) => e.path === '/endpoint/headers').map((e: { message: string }) => e.message)
+        expect(messages, res.text).to.have.length(3)
+        for (const name of ['Bad Header', 'X-Count', 'X-Line']) expect(messages.some((m: string) => m.includes(JSON.stringify(name))), name).to.equal(true)
+      })
+    }
+  })
+
   describe('GET /v1/actions/{id}', () => {
     readCases(h, actionRoutes)
   })
