@@ -164,6 +164,26 @@ describe('OpenAPI document', () => {
     expect(checked).to.be.greaterThan(40)
   })
 
+  it('describes nested date-times as returned: in UTC with milliseconds, as the top-level ones', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false })
+    ajv.addFormat('date-time', true).addFormat('uri', true)
+    ajv.addSchema(document, 'openapi.json')
+    const conversation = ajv.compile({ $ref: 'openapi.json#/components/schemas/Conversation' })
+    const line = { speaker: 'AI', message: 'Hello', timestamp: '2026-03-01T09:30:01.000Z' }
+    const aConversation = (transcriptText: unknown) => ({
+      id: 'con.abc', orgId: 'org.abc', prospectId: 'pro.abc', source: 's', sourceType: 'BROWSER', aiAgentId: 'aia.abc',
+      timestampStart: '2026-03-01T09:30:00.000Z', timestampEnd: null, transcriptText, transcriptSummary: null,
+      transcriptRecordingUrl: null, conversationAnalytics: null, adminComments: null, status: 'active',
+      createdBy: 'x', createdAt: '2026-03-01T09:30:00.000Z', updatedBy: 'x', updatedAt: '2026-03-01T09:30:00.000Z',
+    })
+    expect(conversation(aConversation([line])), JSON.stringify(conversation.errors)).to.equal(true)
+    // Input forms the service takes but never answers (CONTRACT.md §2: nested date-times included).
+    for (const timestamp of ['2026-03-01T09:30:01Z', '2026-03-01T10:30:01+01:00', '2026-03-01T09:30:01', '2026-03-01T09:30']) {
+      expect(conversation(aConversation([{ ...line, timestamp }])), timestamp).to.equal(false)
+    }
+    expect(conversation(aConversation(null)), JSON.stringify(conversation.errors)).to.equal(true)
+  })
+
   it('passes the OpenAPI linter (redocly lint, recommended-strict)', function () {
     this.timeout(60_000)
     const dir = mkdtempSync(path.join(tmpdir(), 'switchboard-openapi-'))

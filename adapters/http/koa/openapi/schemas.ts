@@ -1,7 +1,7 @@
 import { actionFieldsCodec } from '../../../../application/action/action-input'
 import { aiAgentCreateCodec, aiAgentUpdateCodec } from '../../../../application/ai-agent/ai-agent-input'
 import { conversationContentCodec, conversationCreateCodec } from '../../../../application/conversation/conversation-input'
-import { JsonSchema, orNullSchema, schemaOf } from '../../../../application/shared/codecs'
+import { dateTime, JsonSchema, orNullSchema, schemaOf } from '../../../../application/shared/codecs'
 import { IdKind, idPrefixes } from '../../../../domain/shared/ids'
 import { ajvJsonSchemaChecker } from '../../../system/ajv-json-schema-checker'
 
@@ -57,6 +57,25 @@ const conversationContent = schemaOf(conversationContentCodec)
 const actionFields = propertiesOf(actionInput)
 const agentFields = propertiesOf(aiAgentCreate)
 const conversationFields = propertiesOf(conversationContent)
+
+const inputDateTime = schemaOf(dateTime)
+
+/**
+ * A field's request schema as the value is returned: every date-time inside it (a DialogLine's
+ * `timestamp`) in the output form, UTC with milliseconds (CONTRACT.md §2), not the input forms.
+ */
+const asReturned = (schema: JsonSchema): JsonSchema => {
+  if (schema === inputDateTime) return utcDateTime
+  const out: Record<string, unknown> = { ...schema }
+  for (const union of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[union])) out[union] = (schema[union] as JsonSchema[]).map(asReturned)
+  }
+  if (typeof schema.items === 'object' && schema.items !== null) out.items = asReturned(schema.items as JsonSchema)
+  if (typeof schema.properties === 'object' && schema.properties !== null) {
+    out.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([key, p]) => [key, asReturned(p)]))
+  }
+  return out
+}
 
 /**
  * A merge patch (RFC 7396) of the create fields but agentId: every key optional, null removes an
@@ -159,7 +178,7 @@ const conversation = record('A conversation between an agent and a prospect.', {
   aiAgentId: { ...idSchema('ai-agent'), description: 'The agent that handled it; kept when the agent is deleted.' },
   timestampStart: utcDateTime,
   timestampEnd: orNullSchema(utcDateTime),
-  transcriptText: conversationFields.transcriptText,
+  transcriptText: asReturned(conversationFields.transcriptText),
   transcriptSummary: conversationFields.transcriptSummary,
   transcriptRecordingUrl: conversationFields.transcriptRecordingUrl,
   conversationAnalytics: conversationFields.conversationAnalytics,
