@@ -116,15 +116,6 @@ const main = async (): Promise<void> => {
   const applied = await service.migrate().catch(unreachable)
   if (applied.length > 0) service.logger.info({ migrations: applied }, 'database migrated')
 
-  const bootstrapped = await service.core.bootstrap()()
-  if (E.isLeft(bootstrapped)) return unreachable(new Error(bootstrapped.left.cause))
-  if (O.isSome(bootstrapped.right)) {
-    const { organisation, issued } = bootstrapped.right.value
-    // Shown once and never logged: only its hash is stored.
-    process.stdout.write(`organisation: ${organisation.id} (${organisation.name})\n`)
-    process.stdout.write(`token: ${issued.secret}\n`)
-  }
-
   // Node's own defaults (60 s for headers, 5 min for a request) let a client that trickles its
   // request a byte at a time hold a socket for that long; a few hundred such clients starve the rest.
   const server = createHttpServer(service.app, {
@@ -134,8 +125,19 @@ const main = async (): Promise<void> => {
   })
   const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await service.close().catch(() => undefined)
-    return fail(badSetup, `cannot listen on ${config.host}:${config.port}: ${messageOf(error)}`)
+    return fail(badSetup, `cannot listen on HOST ${config.host}, PORT ${config.port}: ${messageOf(error)}`)
   })
+
+  // Only once the server listens: a start that fails before it (a HOST or PORT that cannot be
+  // used) must leave the first organisation and its token to the start that will serve them.
+  const bootstrapped = await service.core.bootstrap()()
+  if (E.isLeft(bootstrapped)) return unreachable(new Error(bootstrapped.left.cause))
+  if (O.isSome(bootstrapped.right)) {
+    const { organisation, issued } = bootstrapped.right.value
+    // Shown once and never logged: only its hash is stored.
+    process.stdout.write(`organisation: ${organisation.id} (${organisation.name})\n`)
+    process.stdout.write(`token: ${issued.secret}\n`)
+  }
   shutdownOn(server, service)
   process.stdout.write(`listening: http://${urlHost(config.host)}:${address.port}\n`)
   service.logger.info({ host: config.host, port: address.port, database: config.database }, 'listening')

@@ -3,6 +3,7 @@ import { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as http from 'node:http'
+import { AddressInfo } from 'node:net'
 import * as path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import { serviceNodeFlags } from '../../config/node-flags'
@@ -127,6 +128,41 @@ describe('npm start (node dist/config/main.js)', function () {
     const lines = result.stderr.trim().split('\n')
     expect(lines).to.have.length(1)
     expect(lines[0]).to.contain('PORT')
+  })
+
+  it('a first start that cannot listen prints no token and leaves the database to bootstrap, naming HOST', async () => {
+    const env = { PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'unlistened.sqlite')}`, LOG_LEVEL: 'silent' }
+    // A host name that never resolves (RFC 6761): the value decodes, but nothing can listen on it.
+    const failed = await runNode(script('main'), [], { ...env, HOST: 'nowhere.invalid' })
+    expect(failed.code).to.equal(2)
+    expect(failed.stdout).not.to.contain('token: ')
+    const lines = failed.stderr.trim().split('\n')
+    expect(lines).to.have.length(1)
+    expect(lines[0]).to.contain('HOST').and.to.contain('nowhere.invalid')
+
+    // Started again with the mistake put right, it is the first start: the token is shown now.
+    const fixed = startService(env)
+    children.push(fixed.child)
+    expect(await fixed.line('token: ')).to.match(/^sb_/)
+    await fixed.line('listening: ')
+    fixed.child.kill('SIGTERM')
+    expect(await fixed.exited).to.equal(0)
+  })
+
+  it('names PORT when the port is taken, and prints no token', async () => {
+    const taken = http.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = String((taken.address() as AddressInfo).port)
+      const result = await runNode(script('main'), [], { PORT: port, DATABASE_URL: `sqlite:${path.join(dir, 'taken.sqlite')}`, LOG_LEVEL: 'silent' })
+      expect(result.code).to.equal(2)
+      expect(result.stdout).not.to.contain('token: ')
+      const lines = result.stderr.trim().split('\n')
+      expect(lines).to.have.length(1)
+      expect(lines[0]).to.contain('PORT').and.to.contain(port)
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()))
+    }
   })
 
   it('refuses an unusable database with exit code 2 and one line', async () => {
