@@ -407,12 +407,14 @@ const run = async (argv: ReadonlyArray<string>): Promise<number> => {
   const { createLogger } = await import('./logger')
   // Logs go to stderr: stdout holds the command's output alone (one JSON document with --json).
   const logger = createLogger({ level: loaded.right.logLevel, destination: process.stderr, pretty: process.stderr.isTTY === true })
-  const service = await openService(loaded.right, { logger })
+  const service = await openService(loaded.right, { logger }).catch((error: unknown) => {
+    throw commandFailed(`cannot open the database DATABASE_URL names: ${messageOf(error)}`)
+  })
   try {
     if (command.migrates) {
       // Like `npm start`, every command brings the schema up to date first, so a fresh database just works.
       const applied = await service.migrate().catch((error: unknown) => {
-        throw commandFailed(`the database cannot be used: ${messageOf(error)}`)
+        throw commandFailed(`the database DATABASE_URL names cannot be used: ${messageOf(error)}`)
       })
       for (const name of applied) process.stderr.write(`migrate: applied ${name}\n`)
     }

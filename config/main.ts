@@ -107,10 +107,10 @@ const main = async (): Promise<void> => {
   if (E.isLeft(loaded)) return fail(badSetup, `configuration error: ${loaded.left.message}`)
   const config = loaded.right
 
-  const service = await openService(config).catch((error: unknown) => fail(badSetup, `cannot open the database: ${messageOf(error)}`))
+  const service = await openService(config).catch((error: unknown) => fail(badSetup, `cannot open the database DATABASE_URL names: ${messageOf(error)}`))
   const unreachable = async (error: unknown): Promise<never> => {
     await service.close().catch(() => undefined)
-    return fail(badSetup, `cannot use the database (${config.database}): ${messageOf(error)}`)
+    return fail(badSetup, `cannot use the database DATABASE_URL names (${config.database}): ${messageOf(error)}`)
   }
 
   const applied = await service.migrate().catch(unreachable)

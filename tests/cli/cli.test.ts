@@ -134,6 +134,16 @@ describe('CLI (node dist/config/cli.js)', function () {
     }
   })
 
+  it('a database that cannot be opened fails with one line naming DATABASE_URL', async () => {
+    // A path below a regular file can be neither created nor opened.
+    const result = await runNode(script('cli'), ['org', 'list', '--json'], { ...env, DATABASE_URL: `sqlite:${path.join(__filename, 'db.sqlite')}` })
+    expect(result.code).to.equal(1)
+    expect(result.stdout).to.equal('')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).to.have.length(1)
+    expect(lines[0]).to.contain('DATABASE_URL')
+  })
+
   it('a bad configuration exits 2 naming the variable', async () => {
     const result = await runNode(script('cli'), ['org', 'list'], { ...env, DATABASE_URL: 'mysql://db/x' })
     expect(result.code).to.equal(2)

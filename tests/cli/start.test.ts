@@ -171,5 +171,15 @@ describe('npm start (node dist/config/main.js)', function () {
     expect(result.code).to.equal(2)
     expect(result.stdout).not.to.contain('listening')
     expect(result.stderr.trim().split('\n')).to.have.length(1)
+    expect(result.stderr).to.contain('DATABASE_URL')
+  })
+
+  it('refuses a DATABASE_URL naming a folder, not a file, with exit code 2 and one line naming DATABASE_URL', async () => {
+    const result = await runNode(script('main'), [], { PORT: '0', DATABASE_URL: `sqlite:${dir}` })
+    expect(result.code).to.equal(2)
+    expect(result.stdout).not.to.contain('listening')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).to.have.length(1)
+    expect(lines[0]).to.contain('DATABASE_URL')
   })
 })
