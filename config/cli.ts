@@ -367,6 +367,17 @@ const messageOf = (error: unknown): string => {
   return kept.join(' ') || 'unknown error'
 }
 
+/**
+ * Why standard output failed, if it did. A reader that goes away (`… org list | head -1`) closes
+ * the pipe: the command has done its work and the reader took what it wanted, so the rest is
+ * dropped and the command ends as it would have. Unhandled, the EPIPE killed the process with a
+ * stack trace and exit code 1, before the database was closed.
+ */
+let stdoutError: NodeJS.ErrnoException | null = null
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  stdoutError ??= error
+})
+
 const write = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
   new Promise((resolve) => (text === '' ? resolve() : stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve())))
 
@@ -420,6 +431,7 @@ const run = async (argv: ReadonlyArray<string>): Promise<number> => {
     }
     const output = await command.run(service, values, positionals)
     await write(process.stdout, values.json === true ? JSON.stringify(output.json, null, 2) : output.text)
+    if (stdoutError !== null && stdoutError.code !== 'EPIPE') throw commandFailed(`cannot write the output: ${messageOf(stdoutError)}`)
     return 0
   } finally {
     await service.close()

@@ -1,8 +1,9 @@
 import { expect } from 'chai'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import { Finished, killAll, runNode, script } from './run-node'
+import { Finished, killAll, runNode, running, script, serviceEnv } from './run-node'
 
 describe('CLI (node dist/config/cli.js)', function () {
   this.timeout(60_000)
@@ -66,6 +67,19 @@ describe('CLI (node dist/config/cli.js)', function () {
     const result = await cli('org', 'list')
     expect(result.code).to.equal(0)
     expect(result.stdout).to.contain(orgId).and.to.contain('Acme')
+  })
+
+  it('ends quietly, with exit code 0, when the reader of its output has gone (`… | head -1`)', async () => {
+    const child = spawn(process.execPath, [script('cli'), 'org', 'list', '--json'], { env: serviceEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child)
+    // The reader goes away before the command writes: its output meets a closed pipe (EPIPE).
+    child.stdout.destroy()
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    running.delete(child)
+    expect(stderr).to.equal('')
+    expect(code).to.equal(0)
   })
 
   it('token create prints the token once with its record', async () => {
