@@ -209,6 +209,12 @@ describe('decodeConversationFields (create body)', () => {
         { ...line(1), timestamp: '2026-03-01T09:30:00.000Z', message_id: 'Hi there' },
       ])
     })
+    it("takes a user line's message_id as long as its message, which the seed shows it repeating", () => {
+      const said = 'Well, let me tell you the whole story of that order. '.repeat(60)
+      const decoded = right(decodeConversationFields(withField('transcriptText', [{ ...line(0), speaker: 'USER', message: said, message_id: said }])))
+      expect(decoded.transcriptText?.[0].message_id).to.equal(said)
+      expect([...said].length).to.be.above(2048)
+    })
     it('refuses unknown, read-only-looking and malformed keys of a line by their path', () => {
       expect(pathsOf(decodeConversationFields(withField('transcriptText', [line(0), { ...line(1), id: 'x', timestamp: '2026-02-30T00:00:00Z' }])))).to.deep.equal([
         '/transcriptText/1/id',
