@@ -12,7 +12,7 @@ export type ListActionsError = BadQuery | StoreUnavailable
 
 export const listActions =
   (deps: { actions: ActionRepository }) =>
-  (actor: Actor, query: RawQuery): TE.TaskEither<ListActionsError, Page<Action>> => {
+  (actor: Actor, query: RawQuery = {}): TE.TaskEither<ListActionsError, Page<Action>> => {
     const reader = new QueryReader(query, [])
     return pipe(
       TE.fromEither(reader.result(reader.page('action'))),

@@ -44,7 +44,7 @@ export type ListAgentActionsError = NotFound | BadQuery | StoreUnavailable
 /** The actions linked to an agent, in (createdAt, id) order; 404 for an unknown agent. */
 export const listAgentActions =
   (deps: { agents: AiAgentRepository; actions: ActionRepository }) =>
-  (actor: Actor, agentId: string, query: RawQuery): TE.TaskEither<ListAgentActionsError, Page<Action>> => {
+  (actor: Actor, agentId: string, query: RawQuery = {}): TE.TaskEither<ListAgentActionsError, Page<Action>> => {
     const reader = new QueryReader(query, [])
     return pageUnder(
       'ai-agent',

@@ -12,7 +12,7 @@ export type ListAiAgentsError = BadQuery | StoreUnavailable
 
 export const listAiAgents =
   (deps: { agents: AiAgentRepository }) =>
-  (actor: Actor, query: RawQuery): TE.TaskEither<ListAiAgentsError, Page<AiAgent>> => {
+  (actor: Actor, query: RawQuery = {}): TE.TaskEither<ListAiAgentsError, Page<AiAgent>> => {
     const reader = new QueryReader(query, [])
     return pipe(
       TE.fromEither(reader.result(reader.page('ai-agent'))),

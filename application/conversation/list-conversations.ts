@@ -20,7 +20,7 @@ const emptyPage: Page<Conversation> = { items: [], next: null }
  */
 export const listConversations =
   (deps: { conversations: ConversationRepository }) =>
-  (actor: Actor, query: RawQuery): TE.TaskEither<ListConversationsError, Page<Conversation>> => {
+  (actor: Actor, query: RawQuery = {}): TE.TaskEither<ListConversationsError, Page<Conversation>> => {
     const reader = new QueryReader(query, ['agentId', 'prospectId', 'status', 'from', 'to'])
     const filter: ConversationFilter = {
       agentId: reader.single('agentId'),

@@ -15,7 +15,7 @@ export type ListProspectConversationsError = NotFound | BadQuery | StoreUnavaila
 /** The prospect's conversations by (timestampStart, id), oldest first; 404 for an unknown prospect. */
 export const listProspectConversations =
   (deps: { prospects: ProspectRepository; conversations: ConversationRepository }) =>
-  (actor: Actor, prospectId: string, query: RawQuery): TE.TaskEither<ListProspectConversationsError, Page<Conversation>> => {
+  (actor: Actor, prospectId: string, query: RawQuery = {}): TE.TaskEither<ListProspectConversationsError, Page<Conversation>> => {
     const reader = new QueryReader(query, [])
     return pageUnder(
       'prospect',

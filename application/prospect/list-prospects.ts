@@ -12,7 +12,7 @@ export type ListProspectsError = BadQuery | StoreUnavailable
 
 export const listProspects =
   (deps: { prospects: ProspectRepository }) =>
-  (actor: Actor, query: RawQuery): TE.TaskEither<ListProspectsError, Page<Prospect>> => {
+  (actor: Actor, query: RawQuery = {}): TE.TaskEither<ListProspectsError, Page<Prospect>> => {
     const reader = new QueryReader(query, [])
     return pipe(
       TE.fromEither(reader.result(reader.page('prospect'))),

@@ -57,7 +57,8 @@ export class QueryReader {
     const value = this.query[key]
     if (value === undefined) return undefined
     if (typeof value === 'string') return value
-    this.problems.push(violation(pointerTo(key), 'must be given at most once'))
+    // An embedding program may pass what no query string holds (a number, say): say so.
+    this.problems.push(violation(pointerTo(key), Array.isArray(value) ? 'must be given at most once' : 'must be a string, as a query string holds it'))
     return undefined
   }
 

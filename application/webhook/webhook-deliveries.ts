@@ -23,7 +23,7 @@ const emptyPage: Page<WebhookDelivery> = { items: [], next: null }
  */
 export const listWebhookDeliveries =
   (deps: { webhookDeliveries: WebhookDeliveryRepository }) =>
-  (actor: Actor, query: RawQuery): TE.TaskEither<ListWebhookDeliveriesError, Page<WebhookDelivery>> => {
+  (actor: Actor, query: RawQuery = {}): TE.TaskEither<ListWebhookDeliveriesError, Page<WebhookDelivery>> => {
     const reader = new QueryReader(query, ['conversationId', 'actionId', 'status'])
     const filter: WebhookDeliveryFilter = {
       conversationId: reader.single('conversationId'),

@@ -1,6 +1,9 @@
 import { expect } from 'chai'
-import { defaultPageSize, encodeCursor, maxPageSize, QueryReader } from '../../../../application/shared/list-query'
-import { right, violations } from '../helpers'
+import * as TE from 'fp-ts/TaskEither'
+import { defaultPageSize, encodeCursor, maxPageSize, QueryReader, RawQuery } from '../../../../application/shared/list-query'
+import { right, runRight, violations } from '../helpers'
+import { freshScenePerTest } from '../scene'
+import { agentBody, conversationBody } from '../world'
 
 const pageOf = (query: Record<string, string | string[] | undefined>, known: string[] = []) => {
   const reader = new QueryReader(query, known)
@@ -116,5 +119,35 @@ describe('QueryReader', () => {
       expect(reader.single('prospectId')).to.equal(undefined)
       expect(right(reader.result('ok'))).to.equal('ok')
     })
+  })
+})
+
+describe('the list use cases, called as an embedding program may call them', () => {
+  const scene = freshScenePerTest()
+
+  it('list the first page when given no query at all', async () => {
+    const { world, alice } = scene()
+    const agent = await runRight(world.core.createAiAgent(alice, agentBody()))
+    const conversation = await runRight(world.core.createConversation(alice, conversationBody(agent.id)))
+    // Untyped callers (plain JavaScript) can leave the query out; TypeScript ones may too.
+    const lists: ReadonlyArray<readonly [string, () => TE.TaskEither<unknown, { readonly items: ReadonlyArray<unknown> }>]> = [
+      ['actions', () => world.core.listActions(alice)],
+      ['agents', () => world.core.listAiAgents(alice)],
+      ["an agent's actions", () => world.core.listAgentActions(alice, agent.id)],
+      ['conversations', () => world.core.listConversations(alice)],
+      ['prospects', () => world.core.listProspects(alice)],
+      ["a prospect's conversations", () => world.core.listProspectConversations(alice, conversation.prospectId!)],
+      ['webhook deliveries', () => world.core.listWebhookDeliveries(alice)],
+    ]
+    for (const [what, list] of lists) expect(Array.isArray((await runRight(list())).items), what).to.equal(true)
+    expect((await runRight(world.core.listConversations(alice))).items.map((c) => c.id)).to.deep.equal([conversation.id])
+  })
+
+  it('refuse a value no query string holds by saying so, not that it was given twice', async () => {
+    const { world, alice } = scene()
+    const query = { limit: 5 } as unknown as RawQuery
+    expect(violations(await world.core.listActions(alice, query)(), 'BadQuery')).to.deep.equal([
+      { path: '/limit', message: 'must be a string, as a query string holds it' },
+    ])
   })
 })
