@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import { request as httpRequest } from 'node:http'
 import { requestFingerprint } from '../../adapters/http/koa/idempotency'
 import { describeEachDatabase, HttpResponse, useServer } from '../support/http-harness'
 import { actionBody, agentBody, minimalConversationBody } from '../support/http-fixtures'
@@ -153,6 +154,32 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
     expect(expectList(await h().a.get('/v1/actions?limit=500'))).to.have.lengthOf(before)
     expectCreated(await h().a.post('/v1/actions', actionBody(), { 'Idempotency-Key': 'x'.repeat(255) }), '/v1/actions')
     expectCreated(await h().a.post('/v1/actions', actionBody(), { 'Idempotency-Key': ' !~ spaces inside ~! ' }), '/v1/actions')
+  })
+
+  it('refuses a key sent on two header lines with 400 bad_header, writing nothing; one line holding a comma is one key', async () => {
+    const before = expectList(await h().a.get('/v1/actions?limit=500')).length
+    // fetch cannot send a header twice; node:http sends each value of an array on a line of its own.
+    const twice = await new Promise<{ status: number; body: { code?: string; detail?: string } }>((resolve, reject) => {
+      const body = JSON.stringify(actionBody())
+      const request = httpRequest(
+        `${h().baseUrl}/v1/actions`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${h().a.tenant.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': ['k9', 'k10'] },
+        },
+        (response) => {
+          let text = ''
+          response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }))
+        },
+      )
+      request.on('error', reject)
+      request.end(body)
+    })
+    expect(twice.status).to.equal(400)
+    expect(twice.body).to.include({ code: 'bad_header', detail: 'Idempotency-Key: must be given once, not on several header lines' })
+    expect(expectList(await h().a.get('/v1/actions?limit=500'))).to.have.lengthOf(before)
+    expectCreated(await h().a.post('/v1/actions', actionBody(), { 'Idempotency-Key': 'k9, k10' }), '/v1/actions')
   })
 
   it('ignores the key on methods other than POST', async () => {

@@ -14,6 +14,12 @@ const keyShape = /^[\x20-\x7e]{1,255}$/
 const badKey: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key', detail: 'must be 1 to 255 printable ASCII characters' }
 
 /**
+ * Node joins repeated header lines with ", ", which would make two keys one that neither names,
+ * so a retry sending either key alone would not be recognised: a request names one key or none.
+ */
+const keyGivenTwice: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key', detail: 'must be given once, not on several header lines' }
+
+/**
  * The request a key stands for: its method, path, media type and exact body. The same key with
  * a different one of these is refused.
  */
@@ -33,6 +39,7 @@ export const idempotentPost =
   (core: Core): Middleware =>
   async (ctx, next) => {
     if (ctx.headers['idempotency-key'] === undefined) return next()
+    if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) return renderProblem(ctx, problemOf(keyGivenTwice))
     const key = ctx.get('Idempotency-Key')
     if (!keyShape.test(key)) return renderProblem(ctx, problemOf(badKey))
     const body = await readBodyText(ctx)()
