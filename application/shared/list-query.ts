@@ -98,7 +98,11 @@ export class QueryReader {
     if (value === undefined) return undefined
     const parsed = parseDateTime(value)
     if (parsed === null) {
-      this.problems.push(violation(pointerTo(key), 'must be an ISO 8601 date-time'))
+      // A `+` a client left unencoded in the query string reaches us as a space: say what to send.
+      const plusAsSpace = / \d{2}(:?\d{2})?$/.test(value) && parseDateTime(value.replace(/ (?=\d{2}(:?\d{2})?$)/, '+')) !== null
+      this.problems.push(
+        violation(pointerTo(key), plusAsSpace ? 'must be an ISO 8601 date-time; a + in a query string is read as a space, so write it %2B' : 'must be an ISO 8601 date-time'),
+      )
       return undefined
     }
     // The date and time have no `.` or `,`: what follows one is the fraction of a second.

@@ -110,6 +110,19 @@ describe('QueryReader', () => {
       reader.timeBound('to')
       expect(violations(reader.result(null), 'BadQuery').map((v) => v.path)).to.deep.equal(['/from', '/to'])
     })
+    it('names the unencoded + of an offset, which a query string turns into a space', () => {
+      const reader = new QueryReader({ from: '2026-03-01T10:00:00 01:00', to: '2026-03-01T10:00:00 0100' }, ['from', 'to'])
+      reader.timeBound('from')
+      reader.timeBound('to')
+      const hint = 'must be an ISO 8601 date-time; a + in a query string is read as a space, so write it %2B'
+      expect(violations(reader.result(null), 'BadQuery')).to.deep.equal([
+        { path: '/from', message: hint },
+        { path: '/to', message: hint },
+      ])
+      const other = new QueryReader({ from: '2026-03-01 10:00:00' }, ['from'])
+      other.timeBound('from')
+      expect(violations(other.result(null), 'BadQuery')).to.deep.equal([{ path: '/from', message: 'must be an ISO 8601 date-time' }])
+    })
   })
 
   describe('single', () => {
