@@ -60,7 +60,7 @@ export const createCore = (ports: CorePorts) => {
     linkAction: linkAction({ uow, clock }),
     unlinkAction: unlinkAction({ uow }),
     listAgentActions: listAgentActions({ agents, actions }),
-    createConversation: createConversation({ uow, clock, ids, phones }),
+    createConversation: createConversation({ agents, uow, clock, ids, phones }),
     getConversation: getConversation({ conversations }),
     listConversations: listConversations({ conversations }),
     patchConversation: patchConversation({ uow, clock, ids, phones }),

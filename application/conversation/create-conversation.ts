@@ -7,10 +7,11 @@ import { Actor, actorName, created } from '../../domain/shared/audit'
 import { IdempotencyInFlight, StoreUnavailable, ValidationFailed, validationFailed, violation } from '../../domain/shared/errors'
 import { isIdOf } from '../../domain/shared/ids'
 import { InTransaction } from '../idempotency/idempotent-requests'
+import { AiAgentRepository } from '../ports/ai-agent-repository'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
-import { Repositories, UnitOfWork } from '../ports/unit-of-work'
+import { UnitOfWork } from '../ports/unit-of-work'
 import { chainW } from '../shared/task-either'
 import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueue-conversation-webhooks'
 import { decodeConversationFields } from './conversation-input'
@@ -21,18 +22,19 @@ export type CreateConversationError = ValidationFailed | StoreUnavailable | Idem
 const unknownAgent = violation('/agentId', 'names no AI agent of this organisation')
 
 /** Whether `agentId` names an AI agent of the organisation; an id of another kind names none. */
-const agentKnown = (repos: Repositories, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, boolean> =>
-  isIdOf('ai-agent', agentId) ? repos.agents.exists(orgId, agentId) : TE.right(false)
+const agentKnown = (agents: AiAgentRepository, orgId: string, agentId: string): TE.TaskEither<StoreUnavailable, boolean> =>
+  isIdOf('ai-agent', agentId) ? agents.exists(orgId, agentId) : TE.right(false)
 
 /**
  * A body refused for its fields, with its agent looked for too when `agentId` is itself valid,
  * so that a reference to nothing is named with the other violations (CONTRACT.md §2).
  */
-const refused = (uow: UnitOfWork, orgId: string, input: unknown, failed: ValidationFailed): TE.TaskEither<CreateConversationError, never> => {
+const refused = (agents: AiAgentRepository, orgId: string, input: unknown, failed: ValidationFailed): TE.TaskEither<CreateConversationError, never> => {
   const agentId = typeof input === 'object' && input !== null ? (input as { readonly agentId?: unknown }).agentId : undefined
   if (typeof agentId !== 'string' || failed.violations.some((v) => v.path === unknownAgent.path)) return TE.left(failed)
   return pipe(
-    uow.run((repos) => agentKnown(repos, orgId, agentId)),
+    // Read outside a transaction: a refused body writes nothing, and takes no turn of the writers.
+    agentKnown(agents, orgId, agentId),
     chainW((known) => TE.left(known ? failed : validationFailed([...failed.violations, unknownAgent]))),
   )
 }
@@ -43,18 +45,18 @@ const refused = (uow: UnitOfWork, orgId: string, input: unknown, failed: Validat
  * `inTransaction` (the answer to an idempotent request) when given.
  */
 export const createConversation =
-  (deps: { uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
+  (deps: { agents: AiAgentRepository; uow: UnitOfWork; clock: Clock; ids: IdGenerator; phones: PhoneNumbers }) =>
   (actor: Actor, input: unknown, inTransaction?: InTransaction<Conversation>): TE.TaskEither<CreateConversationError, Conversation> =>
     pipe(
       decodeConversationFields(input),
       E.match(
-        (failed) => refused(deps.uow, actor.orgId, input, failed),
+        (failed) => refused(deps.agents, actor.orgId, input, failed),
         (fields) => TE.right(fields),
       ),
       chainW((fields) =>
         deps.uow.run((repos) =>
           pipe(
-            agentKnown(repos, actor.orgId, fields.agentId),
+            agentKnown(repos.agents, actor.orgId, fields.agentId),
             chainW((known) => (known ? TE.right(undefined) : TE.left(validationFailed([unknownAgent])))),
             chainW(() => {
               const now = deps.clock.now()

@@ -141,7 +141,7 @@ interface RecordStore<R> {
 }
 
 /** Runs `work` over the store's repository bound to one transaction (a unit of work). */
-export type InTransaction<R> = <E, A>(work: (records: RecordStore<R>) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
+export type RecordsInTransaction<R> = <E, A>(work: (records: RecordStore<R>) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
 
 /**
  * A full replacement (PUT): find, check If-Match, take the new fields, write with compare-and-swap.
@@ -158,7 +158,7 @@ export type InTransaction<R> = <E, A>(work: (records: RecordStore<R>) => TE.Task
 export const replaceRecord = <R extends { readonly id: string; readonly version: number }, F, D>(
   entity: EntityKind,
   records: RecordStore<R>,
-  inTransaction: InTransaction<R>,
+  inTransaction: RecordsInTransaction<R>,
   request: {
     readonly orgId: string
     readonly id: string

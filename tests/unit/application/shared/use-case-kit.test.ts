@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { notFound, preconditionFailed, storeUnavailable } from '../../../../domain/shared/errors'
-import { checkIfMatch, findOrNotFound, InTransaction, replaceRecord, retryOnConflict, stored, writeConflict } from '../../../../application/shared/use-case-kit'
+import { checkIfMatch, findOrNotFound, RecordsInTransaction, replaceRecord, retryOnConflict, stored, writeConflict } from '../../../../application/shared/use-case-kit'
 import { left, right, runLeft, runRight } from '../helpers'
 
 describe('use-case kit', () => {
@@ -103,7 +103,7 @@ describe('use-case kit', () => {
         return TE.right(wins)
       },
     })
-    const replaceWith = (plain: ReturnType<typeof storeOf>, inTransaction: InTransaction<Note>) =>
+    const replaceWith = (plain: ReturnType<typeof storeOf>, inTransaction: RecordsInTransaction<Note>) =>
       replaceRecord('action', plain, inTransaction, {
         orgId: 'org.a',
         id: 'act.1',
@@ -114,7 +114,7 @@ describe('use-case kit', () => {
 
     it('reads and writes outside a transaction while no other write comes between', async () => {
       const log: string[] = []
-      const inTransaction: InTransaction<Note> = () => TE.left(storeUnavailable('no transaction expected'))
+      const inTransaction: RecordsInTransaction<Note> = () => TE.left(storeUnavailable('no transaction expected'))
       const replaced = await runRight(replaceWith(storeOf('plain', { id: 'act.1', version: 1, text: 'old' }, log, true), inTransaction))
       expect(replaced).to.deep.equal({ id: 'act.1', version: 2, text: 'new text' })
       expect(log).to.deep.equal(['plain read', 'plain wrote version 2'])
@@ -122,7 +122,7 @@ describe('use-case kit', () => {
 
     it('after losing a race, goes again in a transaction, holding the record it reads there', async () => {
       const log: string[] = []
-      const inTransaction: InTransaction<Note> = (work) => {
+      const inTransaction: RecordsInTransaction<Note> = (work) => {
         log.push('begin')
         return work(storeOf('transaction', { id: 'act.1', version: 2, text: 'theirs' }, log, true))
       }
