@@ -8,17 +8,15 @@
  */
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
-import * as path from 'node:path'
 import { Knex } from 'knex'
 import { connectKnex } from '../adapters/persistence/knex/connect'
-import { environmentVariables } from '../config/env'
 import { serviceNodeFlags } from '../config/node-flags'
 import { knexActionRepository } from '../adapters/persistence/knex/knex-action-repository'
 import { knexConversationRepository } from '../adapters/persistence/knex/knex-conversation-repository'
 import { pendingOnly } from '../adapters/persistence/knex/knex-webhook-delivery-repository'
 import { firstPage } from '../application/ports/paging'
 import { defaultPageSize } from '../application/shared/list-query'
-import { Child, startChild } from './child'
+import { builtScript, Child, childEnv, startChild } from './child'
 import { BenchDatabase, freshDatabase } from './database'
 import { countConversations, Dataset, DatasetSize, loadDataset, topUpConversations } from './dataset'
 import { LoadRequest, runLoad } from './load'
@@ -50,19 +48,11 @@ export interface BenchOutcome {
   readonly files: { readonly json: string; readonly markdown: string }
 }
 
-/** dist/config/main.js and dist/bench/baseline-server.js, next to this compiled file. */
-const scriptOf = (relative: string): string => path.resolve(__dirname, '..', relative)
 
 const memoryLimitMiB = 200
 const loadLimitSeconds = 120
 const mib = (bytes: number | null): number | null => (bytes === null ? null : bytes / (1024 * 1024))
 
-/** The environment of a child: this one without any of the service's own variables, plus `env`. */
-const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
-  const base = { ...process.env }
-  for (const { name } of environmentVariables) delete base[name]
-  return { ...base, ...env }
-}
 
 const gitCommit = (): string | null => {
   try {
@@ -206,7 +196,7 @@ const deploy = async (
   profile: boolean,
 ): Promise<Deployment> => {
   const profiling = profile && options.cpuProfileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []
-  const service = startChild(scriptOf('config/main.js'), {
+  const service = startChild(builtScript('config/main.js'), {
     nodeArgs: [...serviceNodeFlags, ...profiling],
     env: childEnv({
       HOST: '127.0.0.1',
@@ -271,7 +261,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutcome> => 
     mainDatabase = await freshDatabase(options.databaseUrl)
     const kind = mainDatabase.kind
     log(`database: ${mainDatabase.description}`)
-    baseline = startChild(scriptOf('bench/baseline-server.js'), {
+    baseline = startChild(builtScript('bench/baseline-server.js'), {
       env: childEnv(kind === 'sqlite' ? { BENCH_REFERENCE_DATABASE_URL: mainDatabase.url } : {}),
     })
     const baselineOrigin = await baseline.line('listening:')

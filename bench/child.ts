@@ -1,5 +1,17 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import * as path from 'node:path'
+import { environmentVariables } from '../config/env'
+
+/** A compiled script of this project (dist/config/main.js, dist/bench/baseline-server.js), by its path under dist/. */
+export const builtScript = (relative: string): string => path.resolve(__dirname, '..', relative)
+
+/** The environment of a child: this one without any of the service's own variables, plus `env`. */
+export const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
+  const base = { ...process.env }
+  for (const { name } of environmentVariables) delete base[name]
+  return { ...base, ...env }
+}
 
 /**
  * A node child process of the bench (the service or the baseline server): its stdout read line by
@@ -11,6 +23,8 @@ export interface Child {
   readonly line: (prefix: string, timeoutMs?: number) => Promise<string>
   /** Peak resident set size so far in bytes (VmHWM), or null where /proc is not there. */
   readonly peakMemory: () => number | null
+  /** Resident set size now in bytes (VmRSS), or null where /proc is not there. */
+  readonly memory: () => number | null
   /** CPU time used so far (user and system, every thread) in seconds, or null where /proc is not there. */
   readonly cpuSeconds: () => number | null
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`; resolves with the exit code. */
@@ -113,5 +127,5 @@ export const startChild = (script: string, options: { env: NodeJS.ProcessEnv; no
 
   if (child.pid === undefined) throw new Error(`could not start ${script}`)
   const pid = child.pid
-  return { pid, line, peakMemory: () => statusField(pid, 'VmHWM'), cpuSeconds: () => cpuOf(pid), stop, stderr: () => stderr }
+  return { pid, line, peakMemory: () => statusField(pid, 'VmHWM'), memory: () => statusField(pid, 'VmRSS'), cpuSeconds: () => cpuOf(pid), stop, stderr: () => stderr }
 }

@@ -27,7 +27,7 @@ describe('bench (smoke run)', function () {
       warmupSeconds: 0,
       rounds: 1,
       size: {
-        // Enough agents that two PUTs of one agent are rarely in flight at once.
+        // Enough agents that two PUTs of one agent rarely meet (they would take turns, measured apart).
         agents: 20,
         actions: 260,
         linksPerAgent: 10,
