@@ -168,6 +168,34 @@ for (const database of databases) {
       }
     })
 
+    it('links racing with the DELETE of their action or agent: 204 or 404, never 503, and no link outlives its ends', async function () {
+      this.timeout(60_000)
+      // Waves of 20 pairs, the DELETE sent 0 to 3 ms after the link, so that either may come
+      // first. A link whose end is removed between its checks and its insert must answer as if it
+      // had come after the removal (404) or before it (204, the link gone with its end). On
+      // PostgreSQL the insert met the removal in the foreign key and answered 503 (8% of links).
+      const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+      for (let wave = 0; wave < 8; wave++) {
+        const races = await Promise.all(
+          Array.from({ length: 20 }, async (_, n) => {
+            const [agent, action] = await Promise.all([h().a.post('/v1/ai-agents', agentBody()), h().a.post('/v1/actions', actionBody())])
+            const removed = n % 2 === 0 ? `/v1/actions/${action.body.id}` : `/v1/ai-agents/${agent.body.id}`
+            const [link, removal] = await Promise.all([
+              h().a.put(`/v1/ai-agents/${agent.body.id}/actions/${action.body.id}`),
+              later(Math.random() * 3).then(() => h().a.delete(removed)),
+            ])
+            return { removed, link, removal, linked: await h().a.get(`/v1/ai-agents/${agent.body.id}/actions`) }
+          }),
+        )
+        for (const { removed, link, removal, linked } of races) {
+          expect(link.status, `wave ${wave + 1}, link beside DELETE ${removed}: ${link.text}`).to.be.oneOf([204, 404])
+          expectStatus(removal, 204)
+          if (removed.startsWith('/v1/actions')) expect(expectList(linked), removed).to.deep.equal([])
+          else expectStatus(linked, 404)
+        }
+      }
+    })
+
     it('conversations moved both ways between two prospects at once all succeed, and the counts stay true', async function () {
       this.timeout(30_000)
       const agentId = (await h().a.post('/v1/ai-agents', agentBody())).body.id

@@ -49,9 +49,13 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
   link: (orgId, agentId, actionId, at) =>
     attempt(async () => {
       // A link row only for two ends of this organisation: the primary key (agent_id, action_id)
-      // knows no organisation, so a stray row would block the rightful link.
-      const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id'))
-      const action: unknown = await firstRow(db('actions').where({ org_id: orgId, id: actionId }).select('id'))
+      // knows no organisation, so a stray row would block the rightful link. Both ends are read
+      // FOR KEY SHARE (PostgreSQL; SQLite has one writer and writes no lock), as the foreign keys
+      // would lock them: a DELETE of either waits for this transaction and removes the link with
+      // its end, and one that came first leaves nothing to find. Unlocked, an end deleted between
+      // this read and the insert failed the foreign key, and the link answered 503.
+      const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id').forKeyShare())
+      const action: unknown = await firstRow(db('actions').where({ org_id: orgId, id: actionId }).select('id').forKeyShare())
       if (agent === undefined || action === undefined) return
       await execute(
         db('agent_actions').insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at }).onConflict(['agent_id', 'action_id']).ignore(),
