@@ -80,7 +80,7 @@ export const createCore = (ports: CorePorts) => {
     releaseIdempotencyKey: releaseIdempotencyKey({ idempotencyKeys }),
     purgeExpiredIdempotencyKeys: purgeExpiredIdempotencyKeys({ idempotencyKeys, clock }),
     showWebhookSecret: showWebhookSecret({ organisations, webhookSecrets, generator, clock }),
-    rotateWebhookSecret: rotateWebhookSecret({ organisations, webhookSecrets, generator, clock }),
+    rotateWebhookSecret: rotateWebhookSecret({ organisations, webhookSecrets, generator, clock, uow }),
   }
 }
 

@@ -5,8 +5,11 @@ import { WebhookSecret } from '../../domain/webhook/webhook-secret'
 
 /** Each organisation's webhook signing secrets (one record per organisation). */
 export interface WebhookSecretRepository {
-  /** The organisation's secrets, or none before its first secret is made. */
-  readonly find: (orgId: string) => TE.TaskEither<StoreUnavailable, O.Option<WebhookSecret>>
+  /**
+   * The organisation's secrets, or none before its first secret is made. With `lock`, inside a
+   * transaction, the record stays locked until it ends, so a rotation there cannot lose a race.
+   */
+  readonly find: (orgId: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<WebhookSecret>>
   /**
    * The organisation's stored secrets when it has some, else `candidate`, stored. Concurrent calls
    * for one organisation store exactly one.

@@ -1,4 +1,6 @@
 import { expect } from 'chai'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
 import { anOrganisation, at, orgA, orgB } from '../support/builders'
 import { aSecret } from '../webhooks/builders'
 import { expectNone, forEachStore, found, freshStorePerTest, MakeStore, right } from './contract-kit'
@@ -38,6 +40,36 @@ export const webhookSecretRepositoryContract = (makeStore: MakeStore): void => {
     expect(await right(secrets().replace(aSecret().current, rotated))).to.equal(true)
     expect(await found(secrets().find(orgA))).to.deep.equal(rotated)
     expect(await right(secrets().replace(aSecret().current, aSecret({ current: 'whsec_lost' })))).to.equal(false)
+  })
+
+  it('find with lock, in a unit of work, holds the record: a replace from outside, of the secret read, lands after the unit and finds it changed', async () => {
+    await right(secrets().findOrCreate(aSecret()))
+    const rotated = aSecret({ current: 'whsec_new', previous: aSecret().current, previousExpiresAt: at(1440), rotatedAt: at(1) })
+    let read!: () => void
+    const wasRead = new Promise<void>((resolve) => (read = resolve))
+    const events: string[] = []
+    const unit = store().unitOfWork.run((repositories) =>
+      pipe(
+        repositories.webhookSecrets.find(orgA, { lock: true }),
+        TE.chainFirst(() => TE.fromTask(async () => read())),
+        // Time for the outside write to land, were the record not held.
+        TE.chainFirst(() => TE.fromTask(() => new Promise<void>((resolve) => setTimeout(resolve, 100)))),
+        TE.chain(() => repositories.webhookSecrets.replace(aSecret().current, rotated)),
+        TE.map((written) => {
+          events.push('unit wrote')
+          return written
+        }),
+      ),
+    )()
+    await wasRead
+    const outside = right(secrets().replace(aSecret().current, aSecret({ current: 'whsec_lost' }))).then((written) => {
+      events.push('outside wrote')
+      return written
+    })
+    expect(await unit, 'the unit').to.deep.equal({ _tag: 'Right', right: true })
+    expect(await outside, 'the outside write').to.equal(false)
+    expect(events).to.deep.equal(['unit wrote', 'outside wrote'])
+    expect(await found(secrets().find(orgA))).to.deep.equal(rotated)
   })
 
   it('replace writes nothing for an organisation without secrets', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
 import { DatabaseKind, useServer } from '../support/http-harness'
 import { postgresSuitesEnabled } from '../support/postgres'
 import { actionBody, agentBody, minimalConversationBody, prospectKeys } from '../support/http-fixtures'
@@ -194,6 +195,27 @@ for (const database of databases) {
           else expectStatus(linked, 404)
         }
       }
+    })
+
+    it('60 concurrent rotations of one webhook secret all succeed, each replacing the one before', async function () {
+      this.timeout(60_000)
+      // No HTTP route rotates (the CLI and embedding programs do), so the use case is called as
+      // they call it. Rotations that lost the compare-and-swap tried again after pauses, eight
+      // times at most: 10-28% of 60 at once were refused as unavailable, on every store.
+      const orgId = h().a.tenant.orgId
+      const first = await h().core.showWebhookSecret(orgId)()
+      if (E.isLeft(first)) throw new Error(JSON.stringify(first.left))
+      const results = await Promise.all(Array.from({ length: 60 }, () => h().core.rotateWebhookSecret(orgId)()))
+      const refused = results.filter(E.isLeft).map((result) => JSON.stringify(result.left))
+      expect(refused, `${refused.length} of 60 refused`).to.deep.equal([])
+      // One chain from the secret before them: each rotation replaced the one that came before it.
+      const replacedBy = new Map(results.filter(E.isRight).map((result) => [result.right.previous, result.right.current]))
+      let secret: string | undefined = first.right.current
+      let rotations = 0
+      while ((secret = replacedBy.get(secret!)) !== undefined) rotations++
+      expect(rotations).to.equal(60)
+      const now = await h().core.showWebhookSecret(orgId)()
+      expect(E.isRight(now) && now.right.current).to.equal([...replacedBy.values()].find((current) => !replacedBy.has(current)))
     })
 
     it('conversations moved both ways between two prospects at once all succeed, and the counts stay true', async function () {

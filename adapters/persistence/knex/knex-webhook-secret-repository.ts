@@ -35,16 +35,25 @@ const fromRow = (row: WebhookSecretRow): WebhookSecret => ({
   rotatedAt: row.rotated_at as Timestamp | null,
 })
 
-/** Read once per webhook attempt: compiled once, as the other reads by key are. */
-const byOrganisation = compiledFirst((db, value) => db(table).where('org_id', value(0)))
+/**
+ * Read once per webhook attempt: compiled once, as the other reads by key are. With `locked`, FOR
+ * UPDATE (PostgreSQL; SQLite's transactions hold its only write lock, and its dialect writes none).
+ */
+const byOrganisation = compiledFirst(
+  (db, value, locked: boolean) => {
+    const query = db(table).where('org_id', value(0))
+    return locked ? query.forUpdate() : query
+  },
+  (locked) => (locked ? 'locked' : ''),
+)
 
 export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository => {
-  const find = async (orgId: string): Promise<WebhookSecret | undefined> => {
-    const row = await byOrganisation<WebhookSecretRow>(db, [orgId])
+  const find = async (orgId: string, lock = false): Promise<WebhookSecret | undefined> => {
+    const row = await byOrganisation<WebhookSecretRow>(db, [orgId], lock)
     return row === undefined ? undefined : fromRow(row)
   }
   return {
-    find: (orgId) => attempt(async () => O.fromNullable(await find(orgId))),
+    find: (orgId, options = {}) => attempt(async () => O.fromNullable(await find(orgId, options.lock === true))),
     findOrCreate: (candidate) =>
       attempt(async () => {
         // The primary key settles races: a losing insert does nothing, and the read finds the winner.
