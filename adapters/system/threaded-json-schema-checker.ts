@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { JsonSchemaChecker } from '../../application/ports/json-schema-checker'
-import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
+import { holdsMoreValuesThan, JsonObject } from '../../domain/shared/json'
 import { ajvJsonSchemaChecker, keepVerdict, knownVerdict, verdictKeyOf, verdictToRenew } from './ajv-json-schema-checker'
 import type { CheckAnswer, CheckRequest } from './json-schema-check-thread'
 
@@ -12,10 +12,16 @@ interface Waiting {
 }
 
 /**
- * The objects and arrays of a schema small enough to check on the calling thread: 64 compile in
- * about 5 ms, what reading a large body costs there anyway, and tool schemas hold tens. Sending one
- * to the thread and back, with its verdict's key worked out twice, cost 15-20 us per action PUT in
- * the bench, a seventh of it; a schema past this is worth it.
+ * The values of a schema small enough to check on the calling thread (objects, arrays and the
+ * scalars in them, as `holdsMoreValuesThan` counts): 64 compile in a few ms, 10-15 ms with the
+ * costliest keyword found (61 `patternProperties`), what reading a large body costs there anyway,
+ * and tool schemas hold a few dozen (the bench's holds 31). Sending one to the thread and back, with its verdict's key worked out
+ * twice, cost 15-20 us per action PUT in the bench, a seventh of it; a schema past this is worth it.
+ *
+ * Values, not objects and arrays: Ajv's compile time grows with the members of a keyword too, and
+ * with the square of them for some (`dependentRequired`). A schema of three objects and arrays
+ * naming 1,000 properties there took 0.5 s to compile, 4,000 (a 60 KB body) 13 s, and counted by
+ * its objects alone it was compiled on the event loop, holding every request up meanwhile.
  */
 export const checkedHereUpTo = 64
 
@@ -105,7 +111,7 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
   return {
     problemsOf: ajvJsonSchemaChecker.problemsOf,
     prepare: (schema) => {
-      if (!holdsMoreThan(schema, checkedHereUpTo)) return Promise.resolve()
+      if (!holdsMoreValuesThan(schema, checkedHereUpTo)) return Promise.resolve()
       const key = verdictKeyOf(schema)
       if (key === null || (knownVerdict(key) !== undefined && !verdictToRenew(key))) return Promise.resolve()
       const already = pending.get(key)

@@ -17,3 +17,18 @@ export const holdsMoreThan = (value: unknown, max: number): boolean => {
   }
   return false
 }
+
+/**
+ * Whether `value` holds more than `max` values in all: objects, arrays and the strings, numbers,
+ * booleans and nulls inside them, itself included; stops counting past it.
+ */
+export const holdsMoreValuesThan = (value: unknown, max: number): boolean => {
+  let count = 0
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (++count > max) return true
+    if (typeof next === 'object' && next !== null) for (const item of Object.values(next)) pending.push(item)
+  }
+  return false
+}

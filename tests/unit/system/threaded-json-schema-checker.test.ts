@@ -85,16 +85,25 @@ describe('threadedJsonSchemaChecker', function () {
     expect(verdictToRenew(verdictKeyOf(schema)!)).to.equal(false)
   })
 
-  it(`checks a schema of ${checkedHereUpTo} objects and arrays or fewer on the calling thread, in problemsOf`, async () => {
-    // wide(n) holds n + 2 objects: the schema, its properties, and each property.
-    const small = wide(checkedHereUpTo - 2)
+  it(`checks a schema of ${checkedHereUpTo} values or fewer on the calling thread, in problemsOf`, async () => {
+    // wide(n) holds 3n + 4 values: the schema, its type, its description, its properties, and
+    // each property with its type and minLength.
+    const widest = Math.floor((checkedHereUpTo - 4) / 3)
+    const small = wide(widest)
     await checker.prepare!(small)
     expect(knownVerdict(verdictKeyOf(small)!), 'nothing judged by prepare').to.equal(undefined)
     expect(checker.problemsOf(small)).to.deep.equal([])
     expect(knownVerdict(verdictKeyOf(small)!), 'judged by problemsOf').to.deep.equal([])
-    const past = wide(checkedHereUpTo - 1)
+    const past = wide(widest + 1)
     await checker.prepare!(past)
     expect(knownVerdict(verdictKeyOf(past)!), 'judged by prepare').to.deep.equal([])
+  })
+
+  it('counts the scalars of a schema too: few objects and arrays holding many names go to the thread', async () => {
+    // Three objects and arrays; Ajv's compile of dependentRequired grows with the square of its names.
+    const schema = fresh({ type: 'object', dependentRequired: { card: Array.from({ length: checkedHereUpTo }, (_, i) => `p${i}`) } })
+    await checker.prepare!(schema)
+    expect(knownVerdict(verdictKeyOf(schema)!), 'judged by prepare').to.deep.equal([])
   })
 
   it('settles without a verdict for a schema it cannot send, which problemsOf then checks here', async () => {
