@@ -15,8 +15,9 @@ interface Waiting {
  * The values of a schema small enough to check on the calling thread (objects, arrays and the
  * scalars in them, as `holdsMoreValuesThan` counts): 64 compile in a few ms, 10-15 ms with the
  * costliest keyword found (61 `patternProperties`), what reading a large body costs there anyway,
- * and tool schemas hold a few dozen (the bench's holds 31). Sending one to the thread and back, with its verdict's key worked out
- * twice, cost 15-20 us per action PUT in the bench, a seventh of it; a schema past this is worth it.
+ * and tool schemas hold a few dozen (the bench's holds 31). Sending one to the thread and back,
+ * with its verdict's key worked out twice, cost 15-20 us per action PUT in the bench, a seventh
+ * of it; a schema past this is worth it.
  *
  * Values, not objects and arrays: Ajv's compile time grows with the members of a keyword too, and
  * with the square of them for some (`dependentRequired`). A schema of three objects and arrays
