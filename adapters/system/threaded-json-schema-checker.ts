@@ -27,21 +27,27 @@ interface Waiting {
 export const checkedHereUpTo = 64
 
 /**
- * A JSON Schema checker that compiles larger schemas on a worker thread of its own. Compiling is most of a
- * check, and all of it for a large schema: a thousand objects take about 0.3 s, which on the event
- * loop held up every other request. `prepare` sends a schema past `checkedHereUpTo` to the thread and keeps its verdict
- * in the same cache `problemsOf` reads (ajv-json-schema-checker.ts), so decoding the body then
- * finds it; a schema already judged is not sent. The thread takes one schema at a time; one that
- * takes longer than `timeoutMs` is judged unusable and the thread is replaced; that verdict is
- * kept for `timedOutVerdictForMs` (a minute), and the schema judged again when it comes after
- * that, as a busy moment of the machine can make a compile time out too. Should the thread
- * fail, `prepare` settles without a verdict and `problemsOf` checks on the calling thread, as
- * before. The thread is started on first use and never keeps the process alive while idle.
+ * A JSON Schema checker that compiles larger schemas on a worker thread of its own. Compiling is
+ * most of a check, and all of it for a large schema: a thousand objects take about 0.3 s, which on
+ * the event loop held up every other request. `prepare` sends a schema past `checkedHereUpTo` to
+ * the thread and keeps its verdict in the same cache `problemsOf` reads
+ * (ajv-json-schema-checker.ts), so decoding the body then finds it; a schema already judged is not
+ * sent. The thread takes one schema at a time, owners in turn (`waitingByOwner`); one that takes
+ * longer than `timeoutMs` is judged unusable and the thread is replaced; that verdict is kept for
+ * `timedOutVerdictForMs` (a minute), and the schema judged again when it comes after that, as a
+ * busy moment of the machine can make a compile time out too. Should the thread fail, `prepare`
+ * settles without a verdict and `problemsOf` checks on the calling thread, as before. The thread
+ * is started on first use and never keeps the process alive while idle.
  */
 export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number; readonly timedOutVerdictForMs?: number } = {}): JsonSchemaChecker => {
   const timeoutMs = options.timeoutMs ?? 5_000
   const timedOutVerdictForMs = options.timedOutVerdictForMs ?? 60_000
-  const queue: Waiting[] = []
+  /**
+   * The schemas waiting, by owner, in the order owners take turns: the first owner's first schema
+   * goes next, and an owner with more waiting goes to the back of the line. One owner's hundred
+   * costly schemas (up to `timeoutMs` each) then delay another's by one schema, not a hundred.
+   */
+  const waitingByOwner = new Map<string, Waiting[]>()
   const pending = new Map<string, Promise<void>>()
   let thread: Worker | undefined
   let current: { readonly id: number; readonly waiting: Waiting; readonly timer: NodeJS.Timeout } | undefined
@@ -80,8 +86,29 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
     return (thread = started)
   }
 
+  /** Whose schema the thread took last: another owner waiting goes before its next. */
+  let lastOwner: string | undefined
+
+  const nextWaiting = (): Waiting | undefined => {
+    let turn: [string, Waiting[]] | undefined
+    for (const entry of waitingByOwner) {
+      turn ??= entry
+      if (entry[0] !== lastOwner) {
+        turn = entry
+        break
+      }
+    }
+    if (turn === undefined) return undefined
+    const [owner, waiting] = turn
+    const next = waiting.shift()
+    waitingByOwner.delete(owner)
+    if (waiting.length > 0) waitingByOwner.set(owner, waiting)
+    lastOwner = owner
+    return next
+  }
+
   const sendNext = (): void => {
-    const waiting = queue.shift()
+    const waiting = nextWaiting()
     if (waiting === undefined) {
       thread?.unref()
       return
@@ -111,14 +138,16 @@ export const threadedJsonSchemaChecker = (options: { readonly timeoutMs?: number
 
   return {
     problemsOf: ajvJsonSchemaChecker.problemsOf,
-    prepare: (schema) => {
+    prepare: (schema, owner = '') => {
       if (!holdsMoreValuesThan(schema, checkedHereUpTo)) return Promise.resolve()
       const key = verdictKeyOf(schema)
       if (key === null || (knownVerdict(key) !== undefined && !verdictToRenew(key))) return Promise.resolve()
       const already = pending.get(key)
       if (already !== undefined) return already
       const judged = new Promise<void>((settle) => {
-        queue.push({ key, schema, settle })
+        const waiting = waitingByOwner.get(owner)
+        if (waiting === undefined) waitingByOwner.set(owner, [{ key, schema, settle }])
+        else waiting.push({ key, schema, settle })
         if (current === undefined) sendNext()
       }).finally(() => pending.delete(key))
       pending.set(key, judged)

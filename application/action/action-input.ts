@@ -125,15 +125,15 @@ const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unk
 
 /**
  * Before a body is decoded: has the checker work out its `parameters` schema off the event loop
- * (`JsonSchemaChecker.prepare`), so that decoding finds the verdict ready. Only for an object within
- * `maxSchemaNodes`, as the codec asks about no other. Never fails.
+ * (`JsonSchemaChecker.prepare`), in `owner`'s turn, so that decoding finds the verdict ready. Only
+ * for an object within `maxSchemaNodes`, as the codec asks about no other. Never fails.
  */
-export const schemaCheckedAhead = (checker: JsonSchemaChecker, input: unknown): TE.TaskEither<never, void> => {
+export const schemaCheckedAhead = (checker: JsonSchemaChecker, input: unknown, owner: string): TE.TaskEither<never, void> => {
   const parameters = typeof input === 'object' && input !== null ? (input as { readonly parameters?: unknown }).parameters : undefined
   const prepare = checker.prepare
   const isObject = typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters)
   if (prepare === undefined || !isObject || holdsMoreThan(parameters, maxSchemaNodes)) return TE.right(undefined)
-  return TE.fromTask(() => prepare(parameters as JsonObject))
+  return TE.fromTask(() => prepare(parameters as JsonObject, owner))
 }
 
 export const actionReadOnlyFields = ['id', 'orgId', 'createdBy', 'createdAt', 'updatedBy', 'updatedAt']

@@ -24,7 +24,7 @@ export const createAction = (deps: {
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, input: unknown, inTransaction?: InTransaction<Action>): TE.TaskEither<CreateActionError, Action> =>
     pipe(
-      schemaCheckedAhead(deps.schemas, input),
+      schemaCheckedAhead(deps.schemas, input, actor.orgId),
       TE.chainEitherKW(() => decode(input)),
       TE.map((fields) => newAction(deps.ids.next('action'), actor.orgId, fields, created(actorName(actor), deps.clock.now()))),
       chainW((action) =>

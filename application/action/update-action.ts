@@ -17,7 +17,7 @@ export const updateAction = (deps: { actions: ActionRepository; uow: UnitOfWork;
   const decode = decodeActionFields(deps.schemas)
   return (actor: Actor, id: string, input: unknown, ifMatch?: IfMatch): TE.TaskEither<UpdateActionError, Action> =>
     pipe(
-      schemaCheckedAhead(deps.schemas, input),
+      schemaCheckedAhead(deps.schemas, input, actor.orgId),
       TE.chainW(() =>
         replaceRecord('action', deps.actions, (work) => deps.uow.run((repositories) => work(repositories.actions)), {
           orgId: actor.orgId,

@@ -54,6 +54,22 @@ describe('threadedJsonSchemaChecker', function () {
     await again
   })
 
+  it("takes owners in turn: one owner's waiting schemas hold another's up by one schema, not all of them", async () => {
+    const turns = threadedJsonSchemaChecker()
+    const settled: string[] = []
+    const prepared = (owner: string, schema: JsonObject, name: string) => turns.prepare!(schema, owner).then(() => settled.push(name))
+    // Sent together: four of org.a's, then one of org.b's; the thread is free, so a1 starts at once.
+    const all = [
+      prepared('org.a', wide(300), 'a1'),
+      prepared('org.a', wide(300), 'a2'),
+      prepared('org.a', wide(300), 'a3'),
+      prepared('org.a', wide(300), 'a4'),
+      prepared('org.b', wide(checkedHereUpTo), 'b1'),
+    ]
+    await Promise.all(all)
+    expect(settled).to.deep.equal(['a1', 'b1', 'a2', 'a3', 'a4'])
+  })
+
   it('judges a schema the thread takes too long over unusable, and carries on with a new thread', async () => {
     const impatient = threadedJsonSchemaChecker({ timeoutMs: 1 })
     const slow = wide(1_000)
