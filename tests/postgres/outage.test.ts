@@ -4,6 +4,7 @@ import { killAll, runNode, script } from '../cli/run-node'
 import { expectProblem, expectStatus } from '../http/expect-http'
 import { actionBody } from '../support/http-fixtures'
 import { send } from '../support/http-harness'
+import { Client } from 'pg'
 import { Cluster, FreshDatabase, freshDatabase, postgresSuitesEnabled, startCluster } from '../support/postgres'
 import { startService, Started } from '../support/service-process'
 
@@ -96,6 +97,7 @@ if (postgresSuitesEnabled()) {
       let cluster: Cluster
       let database: FreshDatabase
       let service: Started | undefined
+      let keyed: Started | undefined
 
       before(async () => {
         cluster = await startCluster()
@@ -103,7 +105,7 @@ if (postgresSuitesEnabled()) {
       })
 
       after(async () => {
-        if (service !== undefined && service.child.exitCode === null) service.child.kill('SIGKILL')
+        for (const started of [service, keyed]) if (started !== undefined && started.child.exitCode === null) started.child.kill('SIGKILL')
         await cluster?.destroy()
       })
 
@@ -140,6 +142,43 @@ if (postgresSuitesEnabled()) {
         expectStatus(await send(baseUrl, 'POST', '/v1/actions', { token, json: actionBody() }), 201)
         expectStatus(await send(baseUrl, 'GET', '/readyz'), 200)
         expect(service.child.exitCode, 'the process never exited').to.equal(null)
+      })
+
+      it('an Idempotency-Key whose request the outage cut is free again soon after, not held for the 60 s of a dead process', async () => {
+        const own = await freshDatabase({ cluster })
+        keyed = startService({ DATABASE_URL: own.url, PORT: '0', LOG_LEVEL: 'silent', DB_CONNECT_TIMEOUT_MS: '1000' })
+        const token = await keyed.line('token: ')
+        const baseUrl = await keyed.line('listening: ')
+        // The create waits for a lock another session holds, after its key was claimed; the stop cuts both.
+        const locker = new Client({ connectionString: own.url })
+        await locker.connect()
+        locker.on('error', () => undefined)
+        await locker.query('BEGIN')
+        await locker.query('LOCK TABLE actions IN ACCESS EXCLUSIVE MODE')
+        const key = `cut-${Date.now()}`
+        const body = actionBody({ name: 'Cut by the outage' })
+        const post = () => send(baseUrl, 'POST', '/v1/actions', { token, json: body, headers: { 'Idempotency-Key': key } })
+        const cut = post()
+        await sleep(500)
+        await cluster.stop()
+        await locker.end().catch(() => undefined)
+        expectProblem(await cut, 503, 'unavailable')
+        await cluster.start()
+
+        // A client that retries as Retry-After says, with the same key, is served soon.
+        const restarted = Date.now()
+        let res = await post()
+        while (res.status !== 201 && Date.now() - restarted < 10_000) {
+          expect([409, 503], JSON.stringify(res.body)).to.include(res.status)
+          await sleep(500)
+          res = await post()
+        }
+        expectStatus(res, 201)
+        expect(Date.now() - restarted, 'milliseconds until the key could be used again').to.be.below(10_000)
+        const again = await post()
+        expectStatus(again, 201)
+        expect(again.headers.get('idempotent-replayed')).to.equal('true')
+        expect(again.body.id).to.equal(res.body.id)
       })
     })
   })
