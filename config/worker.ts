@@ -1,3 +1,5 @@
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
 import { Logger } from 'pino'
 import { WebhookMetrics } from '../adapters/metrics/prometheus-metrics'
 import { Store } from '../adapters/persistence/store'
@@ -21,6 +23,9 @@ export interface WorkerSettings {
 
 export const defaultLeaseMs = 60_000
 
+/** While the database stays unusable, how often the worker says so again. */
+const outageReminderMs = 60_000
+
 /** The delivery worker over a store, with the real sender, clock and jitter; it runs until stopped. */
 export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger: Logger, metrics?: WebhookMetrics): WebhookWorker => {
   const leaseMs = settings.leaseMs ?? defaultLeaseMs
@@ -40,9 +45,40 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
     leaseMs,
   })
   const log = logger.child({ component: 'webhook-worker' })
+  // An outage is logged when it starts, with its cause, then once a minute while it lasts, and
+  // when a poll works again: the worker polls every second, and logged each time a database
+  // restart wrote a warning a second, 3,600 an hour, for as long as it lasted.
+  let outage: { readonly since: number; failures: number; loggedAt: number } | null = null
+  const storeFailed = (cause: string): void => {
+    const now = Date.now()
+    if (outage === null) {
+      outage = { since: now, failures: 1, loggedAt: now }
+      return log.warn({ cause }, 'webhook worker: the database cannot be used; trying again until it can')
+    }
+    outage.failures += 1
+    if (now - outage.loggedAt < outageReminderMs) return
+    outage.loggedAt = now
+    log.warn({ cause, failures: outage.failures, forMs: now - outage.since }, 'webhook worker: the database still cannot be used')
+  }
+  const storeWorked = (): void => {
+    if (outage === null) return
+    log.info({ failures: outage.failures, forMs: Date.now() - outage.since }, 'webhook worker: the database can be used again')
+    outage = null
+  }
   log.info({ leaseMs, sendTimeoutMs: sender.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks }, 'webhook worker started')
   const worker = startWebhookWorker(
-    { ...steps, countPending: webhookDeliveries.countPending },
+    {
+      ...steps,
+      claimDue: (limit) =>
+        pipe(
+          steps.claimDue(limit),
+          TE.map((claims) => {
+            storeWorked()
+            return claims
+          }),
+        ),
+      countPending: webhookDeliveries.countPending,
+    },
     {
       attempted: (report) => {
         if (report._tag === 'LeaseTooShort') return log.warn({ deliveryId: report.id }, 'webhook attempt skipped: too little of its lease left')
@@ -56,7 +92,7 @@ export const runWebhookWorker = (store: Store, settings: WorkerSettings, logger:
       },
       // Debug: a receiver that stays slow would log one line per claim of its backlog.
       deferred: (claim, receiver) => log.debug({ deliveryId: claim.delivery.id, orgId: claim.delivery.orgId, receiver, dueAgainAt: claim.leaseUntil }, 'webhook attempt deferred: its receiver is slow'),
-      storeFailed: (cause) => log.warn({ cause }, 'webhook worker: the database cannot be used; trying again'),
+      storeFailed,
       crashed: (error) => log.error({ err: error }, 'webhook worker: unexpected error'),
       queueDepth: (pending) => metrics?.setWebhookQueueDepth(pending),
     },
