@@ -5,7 +5,7 @@ import * as TE from 'fp-ts/TaskEither'
 import { Knex } from 'knex'
 import { createServer, Server, Socket } from 'node:net'
 import { Client } from 'pg'
-import { connectKnex } from '../../adapters/persistence/knex/connect'
+import { answerMarginMs, connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
 import { migrateToLatest, pendingMigrations } from '../../adapters/persistence/knex/migrator'
 import { withConversation } from '../../domain/prospect/prospect'
@@ -87,6 +87,18 @@ if (postgresSuitesEnabled()) {
           await holder.query('ROLLBACK')
           await holder.end()
         }
+      })
+
+      it('gives a statement past the timeout and its margin no deadline of its own once a transaction lifts the timeout, as the migrations do', async function () {
+        this.timeout(20_000)
+        const knex = open({ statementTimeoutMs: 100, poolMax: 1 })
+        await knex.transaction(async (trx) => {
+          await trx.raw('SET LOCAL statement_timeout = 0')
+          await trx.raw(`SELECT pg_sleep(${(100 + answerMarginMs + 500) / 1000})`)
+        })
+        // The deadline is back for the next transaction: the server's own timeout answers first.
+        const slow = await knex.raw('SELECT pg_sleep(1)').then(() => 'answered', (error: Error) => error.message)
+        expect(slow).to.match(/statement timeout/)
       })
 
       it('a value the server refuses (NUL in text) is thrown as a defect, not answered StoreUnavailable', async () => {

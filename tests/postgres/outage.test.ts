@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { createServer, Server, Socket } from 'node:net'
+import { connect, createServer, Server, Socket } from 'node:net'
 import { killAll, runNode, script } from '../cli/run-node'
 import { expectProblem, expectStatus } from '../http/expect-http'
 import { actionBody } from '../support/http-fixtures'
@@ -44,6 +44,47 @@ const silentServer = async (): Promise<{ port: number; close: () => Promise<void
       }),
   }
 }
+
+/**
+ * A TCP proxy to `port` that can go silent both ways without closing anything, as a cut network
+ * or a dead peer seems: no RST, no FIN, the bytes just go nowhere.
+ */
+const cuttableProxy = async (port: number): Promise<{ port: number; cut: (cut: boolean) => void; close: () => Promise<void> }> => {
+  let cut = false
+  const sockets = new Set<Socket>()
+  const track = (socket: Socket): void => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  }
+  const server: Server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1')
+    track(client)
+    track(upstream)
+    client.on('data', (data) => void (cut || upstream.write(data)))
+    upstream.on('data', (data) => void (cut || client.write(data)))
+    for (const [one, other] of [[client, upstream], [upstream, client]]) {
+      one.on('error', () => other.destroy())
+      one.on('close', () => other.destroy())
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    cut: (value) => {
+      cut = value
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** `promise`, or a rejection naming `what` once `ms` have passed. */
+const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
+  Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what}: no answer within ${ms} ms`)))])
 
 if (postgresSuitesEnabled()) {
   describe('PostgreSQL unreachable', function () {
@@ -98,6 +139,7 @@ if (postgresSuitesEnabled()) {
       let database: FreshDatabase
       let service: Started | undefined
       let keyed: Started | undefined
+      let cut: Started | undefined
 
       before(async () => {
         cluster = await startCluster()
@@ -105,7 +147,7 @@ if (postgresSuitesEnabled()) {
       })
 
       after(async () => {
-        for (const started of [service, keyed]) if (started !== undefined && started.child.exitCode === null) started.child.kill('SIGKILL')
+        for (const started of [service, keyed, cut]) if (started !== undefined && started.child.exitCode === null) started.child.kill('SIGKILL')
         await cluster?.destroy()
       })
 
@@ -179,6 +221,38 @@ if (postgresSuitesEnabled()) {
         expectStatus(again, 201)
         expect(again.headers.get('idempotent-replayed')).to.equal('true')
         expect(again.body.id).to.equal(res.body.id)
+      })
+
+      it('a network cut (the database silent, nothing closed) answers 503 after the statement timeout and a margin, not never', async () => {
+        const own = await freshDatabase({ cluster })
+        const proxy = await cuttableProxy(cluster.port)
+        const url = new URL(own.url)
+        url.port = String(proxy.port)
+        try {
+          cut = startService({ DATABASE_URL: url.toString(), PORT: '0', LOG_LEVEL: 'silent', DB_STATEMENT_TIMEOUT_MS: '1000', TOKEN_CACHE_TTL_MS: '0' })
+          const token = await cut.line('token: ')
+          const baseUrl = await cut.line('listening: ')
+          const created = await send(baseUrl, 'POST', '/v1/actions', { token, json: actionBody() })
+          expectStatus(created, 201)
+          await Promise.all(Array.from({ length: 3 }, () => send(baseUrl, 'GET', '/v1/actions', { token })))
+
+          proxy.cut(true)
+          const started = Date.now()
+          const during = await within(send(baseUrl, 'GET', `/v1/actions/${created.body.id}`, { token }), 20_000, 'GET during the cut')
+          expectProblem(during, 503, 'unavailable')
+          expect(Date.now() - started, 'milliseconds until answered').to.be.below(15_000)
+
+          proxy.cut(false)
+          const mended = Date.now()
+          let res = await within(send(baseUrl, 'GET', `/v1/actions/${created.body.id}`, { token }), 20_000, 'GET after the cut')
+          while (res.status !== 200 && Date.now() - mended < 20_000) {
+            await sleep(200)
+            res = await within(send(baseUrl, 'GET', `/v1/actions/${created.body.id}`, { token }), 20_000, 'GET after the cut')
+          }
+          expectStatus(res, 200)
+        } finally {
+          await proxy.close()
+        }
       })
     })
   })

@@ -123,6 +123,49 @@ interface PgConnection extends PgClient {
   query(sql: string, callback: (error: Error | null) => void): void
 }
 
+/** `pg`'s protocol connection, whose socket a statement without an answer destroys. */
+const socketOf = (client: PgConnection): { destroy(error?: Error): void } | undefined =>
+  (client.connection as { readonly stream?: { destroy(error?: Error): void } } | undefined)?.stream
+
+/** How long past the statement timeout the server may take to answer before it counts as gone. */
+export const answerMarginMs = 5_000
+
+const textOf = (config: unknown): string =>
+  typeof config === 'string' ? config : typeof config === 'object' && config !== null ? String((config as { text?: unknown }).text ?? '') : ''
+
+/**
+ * A statement the server never answers fails, and its connection with it: `statementTimeoutMs`
+ * plus `answerMarginMs` after it was sent, the socket is destroyed, so the statement fails (the
+ * request answers 503), and Knex drops the connection from the pool. The server cancels a
+ * statement itself at the statement timeout, so a server that answers never meets this; one that
+ * cannot be heard (a cut network, a host that died, a failover that left the old primary silent)
+ * did: the socket, neither closed nor reset, kept the statement waiting for as long as TCP takes
+ * to give up (minutes; with the network dropping nothing but the answers, for ever), and every
+ * request given that connection with it. With no statement timeout (0) there is no deadline.
+ * A transaction that lifts the timeout (`SET LOCAL statement_timeout = 0`, the migrations) has
+ * none either, until it ends.
+ */
+const answerDeadlineOn = (client: PgConnection, statementTimeoutMs: number): void => {
+  if (statementTimeoutMs <= 0) return
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  let unbounded = false
+  client.query = ((config: unknown, ...rest: unknown[]): unknown => {
+    const text = textOf(config)
+    if (/^\s*SET\s+LOCAL\s+statement_timeout\s*(=|TO)\s*'?0'?\s*;?\s*$/i.test(text)) unbounded = true
+    else if (/^\s*(COMMIT|ROLLBACK|END|ABORT)\b/i.test(text)) unbounded = false
+    const callback = rest[rest.length - 1]
+    // Knex passes a callback; a query object of pg's own kind (a Close, a cursor) is left as it is.
+    if (unbounded || typeof callback !== 'function') return query(config, ...rest)
+    const timer = setTimeout(() => {
+      socketOf(client)?.destroy(new Error(`the database did not answer within ${(statementTimeoutMs + answerMarginMs) / 1000} s`))
+    }, statementTimeoutMs + answerMarginMs)
+    return query(config, ...rest.slice(0, -1), (...results: unknown[]) => {
+      clearTimeout(timer)
+      ;(callback as (...args: unknown[]) => void)(...results)
+    })
+  }) as PgConnection['query']
+}
+
 const sqlitePragmas = (inMemory: boolean): string =>
   [
     // WAL lets readers work beside the writer; an in-memory database has no journal file to switch.
@@ -254,6 +297,7 @@ const connectPostgres = (databaseUrl: string, options: KnexConnectOptions): Knex
       // (say for `-c search_path=…`); 0 is sent too, so a role's own default cannot apply instead.
       afterCreate: (connection: PgConnection, done: (error: Error | null, connection: PgConnection) => void) => {
         if (preparedStatements) keepPreparedStatements(connection)
+        answerDeadlineOn(connection, statementTimeoutMs)
         connection.query(`SET statement_timeout = ${statementTimeoutMs}`, (error) => done(error, connection))
       },
     },
