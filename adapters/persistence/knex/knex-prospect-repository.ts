@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from '../attempt'
-import { compiledFirst, compiledRead, recordById, returnedRows, updateWhere } from './statements'
+import { compiledFirstLockable, compiledRead, recordById, returnedRows, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -12,18 +12,10 @@ const cursorOf = (prospect: Prospect) => ({ key: prospect.createdAt, id: prospec
 const byId = recordById('prospects')
 
 /**
- * By number, FOR UPDATE when `locked` (PostgreSQL; SQLite has one writer anyway and its dialect
- * writes no lock): the row stays locked until the transaction ends, so transactions adding
- * conversations to one prospect, in any process, take turns, and each reads the counters the one
- * before it saved.
+ * By number, FOR UPDATE when locked: transactions adding conversations to one prospect, in any
+ * process, take turns, and each reads the counters the one before it saved.
  */
-const bySource = compiledFirst(
-  (db, value, locked: boolean) => {
-    const query = db('prospects').where({ org_id: value(0), source: value(1) })
-    return locked ? query.forUpdate() : query
-  },
-  (locked) => (locked ? 'locked' : ''),
-)
+const bySource = compiledFirstLockable((db, value) => db('prospects').where({ org_id: value(0), source: value(1) }))
 
 /** A prospect is a few hundred bytes (its source is at most 512 characters): no page of them needs a byte budget. */
 const byOrganisation = compiledRead(

@@ -4,7 +4,7 @@ import { WebhookSecretRepository } from '../../../application/ports/webhook-secr
 import { Timestamp } from '../../../domain/shared/time'
 import { WebhookSecret } from '../../../domain/webhook/webhook-secret'
 import { attempt } from '../attempt'
-import { changesOf, compiledFirst, execute } from './statements'
+import { changesOf, compiledFirstLockable, execute } from './statements'
 
 const table = 'webhook_secrets'
 
@@ -35,17 +35,8 @@ const fromRow = (row: WebhookSecretRow): WebhookSecret => ({
   rotatedAt: row.rotated_at as Timestamp | null,
 })
 
-/**
- * Read once per webhook attempt: compiled once, as the other reads by key are. With `locked`, FOR
- * UPDATE (PostgreSQL; SQLite's transactions hold its only write lock, and its dialect writes none).
- */
-const byOrganisation = compiledFirst(
-  (db, value, locked: boolean) => {
-    const query = db(table).where('org_id', value(0))
-    return locked ? query.forUpdate() : query
-  },
-  (locked) => (locked ? 'locked' : ''),
-)
+/** Read once per webhook attempt: compiled once, as the other reads by key are; FOR UPDATE when a rotation locks it. */
+const byOrganisation = compiledFirstLockable((db, value) => db(table).where('org_id', value(0)))
 
 export const knexWebhookSecretRepository = (db: Knex): WebhookSecretRepository => {
   const find = async (orgId: string, lock = false): Promise<WebhookSecret | undefined> => {

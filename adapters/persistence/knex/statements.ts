@@ -278,18 +278,22 @@ export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, s
 }
 
 /**
- * A record of an organisation's table by its id; with `locked`, FOR UPDATE: on PostgreSQL the row
- * stays locked until the transaction ends, so a read-modify-write there cannot lose a race.
- * SQLite's dialect writes no lock: its transactions hold the database's only write lock already.
+ * As `compiledFirst`, with a shape saying whether the row is read FOR UPDATE: on PostgreSQL it then
+ * stays locked until the transaction ends, so a read-modify-write there cannot lose a race, and
+ * transactions that read it so take turns, in any process. SQLite's dialect writes no lock: its
+ * transactions hold the database's only write lock already.
  */
-export const recordById = (table: string) =>
+export const compiledFirstLockable = (build: (db: Knex, value: ValueAt) => Knex.QueryBuilder) =>
   compiledFirst(
     (db, value, locked: boolean) => {
-      const query = db(table).where({ org_id: value(0), id: value(1) })
+      const query = build(db, value)
       return locked ? query.forUpdate() : query
     },
     (locked) => (locked ? 'locked' : ''),
   )
+
+/** A record of an organisation's table by its id, FOR UPDATE when locked (`compiledFirstLockable`). */
+export const recordById = (table: string) => compiledFirstLockable((db, value) => db(table).where({ org_id: value(0), id: value(1) }))
 
 /** The texts of the writes compiled so far, by dialect, table and shape; the same for every client and transaction of a dialect. */
 const compiledWrites = lruMap<string, Compiled | null>(256)
