@@ -71,7 +71,8 @@ export const environmentVariables = [
   {
     name: 'DB_STATEMENT_TIMEOUT_MS',
     default: '10000',
-    meaning: 'Longest one SQL statement may run before the database cancels it (PostgreSQL); 0 for no limit. Migrations are exempt.',
+    meaning:
+      'Longest one SQL statement may run before the database cancels it (PostgreSQL); one the server has not answered 5 s after that (a cut network, a host that died) fails too, and its connection is closed. 0 for no limit of either kind. Migrations are exempt.',
     mustBe: 'an integer from 0 to 3600000',
   },
   {
