@@ -174,7 +174,13 @@ export interface Service {
    * background; `close` stops it. Every process may run it: concurrent purges delete each row once.
    */
   readonly startIdempotencyKeyPurge: (everyMs?: number) => void
-  /** Stops the webhook workers and the purge it started, then releases the database; safe to call twice. */
+  /**
+   * Stops the webhook workers and the purge it started, leaving the database open for requests
+   * still being answered; safe to call twice. A stopping process calls it at once, so that the
+   * workers' grace for attempts in flight runs while the requests drain, not after.
+   */
+  readonly stopBackgroundWork: () => Promise<void>
+  /** `stopBackgroundWork`, then releases the database; safe to call twice. */
   readonly close: () => Promise<void>
 }
 
@@ -184,6 +190,7 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
   const c = buildContainer(config, overrides)
   const persistence = resolve(c, Tokens.persistence)
   let closing: Promise<void> | undefined
+  let stoppingBackground: Promise<void> | undefined
   const workers: WebhookWorker[] = []
   let purgeTimer: NodeJS.Timeout | undefined
   let purging: Promise<unknown> = Promise.resolve()
@@ -197,6 +204,12 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
       logger.error({ err: error }, 'purging expired idempotency keys threw')
     }
   }
+  const stopBackgroundWork = (): Promise<void> =>
+    (stoppingBackground ??= (async () => {
+      clearInterval(purgeTimer)
+      await purging
+      await Promise.all(workers.map((worker) => worker.stop()))
+    })())
   return {
     config,
     core: resolve(c, Tokens.core),
@@ -228,11 +241,10 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
       }, everyMs)
       purgeTimer.unref()
     },
+    stopBackgroundWork,
     close: () =>
       (closing ??= (async () => {
-        clearInterval(purgeTimer)
-        await purging
-        await Promise.all(workers.map((worker) => worker.stop()))
+        await stopBackgroundWork()
         await persistence.store.close()
       })()),
   }

@@ -68,6 +68,11 @@ const shutdownOn = (server: Server, service: Service): void => {
     stopping = true
     service.logger.info({ signal }, 'shutting down')
     setTimeout(() => fail(crashed, `requests still running ${shutdownGraceMs / 1000} s after ${signal}: exiting`), shutdownGraceMs).unref()
+    // The webhook worker stops claiming now, and its grace for attempts in flight (5 s) runs beside
+    // the requests' drain, not after it: stopped after, it went on starting attempts during a 7 s
+    // drain and then waited for one, past the limit above, so the process exited 1 though every
+    // request was answered.
+    service.stopBackgroundWork().catch((error: unknown) => service.logger.error({ err: error }, 'stopping the webhook worker failed'))
     // Requests already being handled close their connection once answered.
     for (const response of unanswered) if (!response.headersSent) response.setHeader('Connection', 'close')
     server.close(() => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { killAll } from '../cli/run-node'
-import { agentBody, conversationBody } from '../support/http-fixtures'
+import { actionBody, agentBody, conversationBody } from '../support/http-fixtures'
 import { send } from '../support/http-harness'
 import { startService, Started } from '../support/service-process'
 
@@ -89,6 +89,50 @@ describe('process faults', function () {
       expect(Date.now() - signalledAt).to.be.below(10_000)
     } finally {
       if (service.child.exitCode === null) service.child.kill('SIGKILL')
+    }
+  })
+
+  it('on SIGTERM stops making webhook attempts while the requests drain, and exits 0 within 10 s', async () => {
+    // A receiver that answers the first attempt 500 and never answers the next: the retry, due
+    // about 5 s later (4-6 s with jitter), falls while the request below drains.
+    let attempts = 0
+    let firstAttempt: () => void = () => undefined
+    const attempted = new Promise<void>((resolve) => (firstAttempt = resolve))
+    const receiver = http.createServer((_request, response) => {
+      if (++attempts > 1) return
+      response.writeHead(500).end()
+      firstAttempt()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const service = startService({ DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' })
+    try {
+      const baseUrl = (await service.line('listening: ')).trim()
+      const token = (await service.line('token: ')).trim()
+      const agent = await send(baseUrl, 'POST', '/v1/ai-agents', { token, json: agentBody() })
+      const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
+      const action = await send(baseUrl, 'POST', '/v1/actions', { token, json: actionBody({ invocationTrigger: 'webhook.conversation_start', endpoint: { url } }) })
+      expect((await send(baseUrl, 'PUT', `/v1/ai-agents/${agent.body.id}/actions/${action.body.id}`, { token })).status).to.equal(204)
+      expect((await send(baseUrl, 'POST', '/v1/conversations', { token, json: conversationBody(agent.body.id) })).status).to.equal(201)
+      await attempted
+      const inFlight = slowPost(baseUrl, '/v1/conversations', token, JSON.stringify(conversationBody(agent.body.id)))
+      await new Promise((resolve) => setTimeout(resolve, 200))
+
+      const signalledAt = Date.now()
+      service.child.kill('SIGTERM')
+      // Draining for 7 s. A worker still claiming meanwhile started the retry, and stopped only
+      // once the requests were done, then gave that attempt its 5 s: 12 s, past the 10 s a
+      // stopping process gives itself, and it exited 1 though every request was answered.
+      await new Promise((resolve) => setTimeout(resolve, 7_000))
+      inFlight.finishBody()
+      const answer = await inFlight.answered
+      expect(answer.status, answer.text).to.equal(201)
+      expect(await service.exited, service.stderr()).to.equal(0)
+      expect(Date.now() - signalledAt).to.be.below(10_000)
+      expect(attempts, 'attempts the receiver saw: the first only').to.equal(1)
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL')
+      receiver.closeAllConnections()
+      receiver.close()
     }
   })
 
