@@ -2,30 +2,14 @@ import { expect } from 'chai'
 import * as E from 'fp-ts/Either'
 import { Server } from 'node:http'
 import { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
 import { openService, Service } from '../../config/container'
 import { loadConfig } from '../../config/env'
 import { createLogger, LoggerOptions } from '../../config/logger'
 import { send } from '../support/http-harness'
-
-/** A destination that keeps every line written, for reading the log back. */
-const capture = () => {
-  const lines: string[] = []
-  let pending = ''
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      pending += chunk.toString('utf8')
-      const parts = pending.split('\n')
-      pending = parts.pop() ?? ''
-      lines.push(...parts.filter((l) => l !== ''))
-      done()
-    },
-  })
-  return { stream, lines, text: () => lines.join('\n') + pending }
-}
+import { captureLines } from '../support/log-capture'
 
 const loggerWith = (options: Omit<LoggerOptions, 'destination'>) => {
-  const out = capture()
+  const out = captureLines()
   return { logger: createLogger({ ...options, destination: out.stream }), out }
 }
 
@@ -78,7 +62,7 @@ describe('Logs (pino)', () => {
     let baseUrl: string
     let orgId: string
     let token: string
-    let out: ReturnType<typeof capture>
+    let out: ReturnType<typeof captureLines>
 
     before(async () => {
       const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })

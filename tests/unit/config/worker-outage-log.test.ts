@@ -1,28 +1,19 @@
 import { expect } from 'chai'
 import * as TE from 'fp-ts/TaskEither'
-import { Writable } from 'node:stream'
 import { createMemoryStore } from '../../../adapters/persistence/memory/memory-store'
 import { Store } from '../../../adapters/persistence/store'
 import { createLogger } from '../../../config/logger'
 import { runWebhookWorker } from '../../../config/worker'
 import { storeUnavailable } from '../../../domain/shared/errors'
+import { captureLines } from '../../support/log-capture'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A logger whose JSON lines are kept, parsed. */
+/** A logger whose JSON lines are kept; `lines()` parses them. */
 const capturedLogger = () => {
-  const lines: Array<Record<string, unknown>> = []
-  let pending = ''
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      pending += chunk.toString('utf8')
-      const parts = pending.split('\n')
-      pending = parts.pop() ?? ''
-      for (const part of parts) if (part !== '') lines.push(JSON.parse(part) as Record<string, unknown>)
-      done()
-    },
-  })
-  return { logger: createLogger({ level: 'info', pretty: false, destination: stream }), lines }
+  const out = captureLines()
+  const lines = () => out.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+  return { logger: createLogger({ level: 'info', pretty: false, destination: out.stream }), lines }
 }
 
 /** A memory store whose webhook queue cannot be read while `down` is true, as a database outage. */
@@ -55,13 +46,13 @@ describe('the webhook worker in a database outage', () => {
       setDown(true)
       // About a hundred polls fail.
       await sleep(1_000)
-      const during = lines.filter((line) => line.component === 'webhook-worker' && (line.level as number) >= 40)
+      const during = lines().filter((line) => line.component === 'webhook-worker' && (line.level as number) >= 40)
       expect(during.map((line) => line.msg), 'warnings during the outage').to.have.length(1)
       expect(during[0].cause).to.equal('connect ECONNREFUSED 127.0.0.1:5432')
       setDown(false)
       await sleep(200)
-      const back = lines.filter((line) => /database can be used again/.test(String(line.msg)))
-      expect(back, JSON.stringify(lines.slice(-3))).to.have.length(1)
+      const back = lines().filter((line) => /database can be used again/.test(String(line.msg)))
+      expect(back, JSON.stringify(lines().slice(-3))).to.have.length(1)
       expect(back[0].level).to.equal(30)
     } finally {
       await worker.stop()
