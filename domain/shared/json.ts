@@ -5,30 +5,25 @@ export interface JsonObject {
   readonly [key: string]: JsonValue
 }
 
-/** Whether `value` holds more than `max` objects and arrays, itself included; stops counting past it. */
-export const holdsMoreThan = (value: unknown, max: number): boolean => {
+const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null
+
+/** Whether `value` holds more than `max` values that `counts`, itself included; stops walking past it. */
+const holdsMoreCounted = (value: unknown, max: number, counts: (value: unknown) => boolean): boolean => {
   let count = 0
   const pending: unknown[] = [value]
   while (pending.length > 0) {
     const next = pending.pop()
-    if (typeof next !== 'object' || next === null) continue
-    if (++count > max) return true
-    for (const item of Object.values(next)) if (typeof item === 'object' && item !== null) pending.push(item)
+    if (counts(next) && ++count > max) return true
+    if (isContainer(next)) for (const item of Object.values(next)) pending.push(item)
   }
   return false
 }
+
+/** Whether `value` holds more than `max` objects and arrays, itself included; stops counting past it. */
+export const holdsMoreThan = (value: unknown, max: number): boolean => holdsMoreCounted(value, max, isContainer)
 
 /**
  * Whether `value` holds more than `max` values in all: objects, arrays and the strings, numbers,
  * booleans and nulls inside them, itself included; stops counting past it.
  */
-export const holdsMoreValuesThan = (value: unknown, max: number): boolean => {
-  let count = 0
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const next = pending.pop()
-    if (++count > max) return true
-    if (typeof next === 'object' && next !== null) for (const item of Object.values(next)) pending.push(item)
-  }
-  return false
-}
+export const holdsMoreValuesThan = (value: unknown, max: number): boolean => holdsMoreCounted(value, max, () => true)
