@@ -88,6 +88,8 @@ const ipv6Ranges = [
   range('2001::/23', 'reserved'),
   range('2001:db8::/32', 'reserved'),
   range('2002::/16', 'reserved'),
+  range('3fff::/20', 'reserved'), // documentation (RFC 9637)
+  range('5f00::/16', 'reserved'), // SRv6 segment identifiers (RFC 9602)
   range('fc00::/7', 'private'),
   range('fe80::/10', 'link-local'),
   range('fec0::/10', 'private'),

@@ -11,6 +11,11 @@ describe('address policy: which webhook targets are refused', () => {
     ['169.254.169.254', 'cloud metadata'],
     ['::1', 'loopback'],
     ['fd00::1', 'private'],
+    // The newer special-purpose ranges: documentation (RFC 9637) and SRv6 (RFC 9602).
+    ['3fff:fff:ffff::1', 'reserved'],
+    ['3fff:1000::1', null],
+    ['5f00::1', 'reserved'],
+    ['5f01::1', null],
     // IPv4 carried in IPv6: the IPv4 address decides, whichever way it is carried.
     ['::ffff:127.0.0.1', 'loopback'],
     ['64:ff9b::7f00:1', 'loopback'],
