@@ -265,6 +265,8 @@ const commands: ReadonlyArray<Command> = [
       '                      most half of it, and at most 10 s)',
       '--first-retry-ms MS   delay before the first retry, doubling after each (default 5000)',
       '--poll-ms MS          pause between polls when nothing is due (default 1000)',
+      'On SIGTERM or SIGINT it stops claiming and gives the attempts in flight up to 5 s; a second',
+      'signal exits at once (exit code 1), and the attempts cut off go again after their lease.',
     ],
     options: { concurrency: { type: 'string' }, 'lease-ms': { type: 'string' }, 'first-retry-ms': { type: 'string' }, 'poll-ms': { type: 'string' } },
     positionals: [],
@@ -280,6 +282,14 @@ const commands: ReadonlyArray<Command> = [
       const worker = service.startWebhookWorker(settings)
       process.stderr.write('worker: delivering webhooks; stop with SIGTERM or Ctrl-C\n')
       const signal = await stopped
+      // As with `npm start`, a second signal exits at once; the attempts cut off go again once
+      // their lease runs out. Without this, it killed the process silently with the signal's status.
+      void firstSignal(['SIGTERM', 'SIGINT']).then((again) => {
+        process.stderr.write(`worker: ${again} again: exiting without waiting for the attempts in flight\n`)
+        process.exit(failed)
+      })
+      const { stopGraceMs } = (await import('../adapters/webhook/webhook-worker')).defaultWorkerOptions
+      process.stderr.write(`worker: ${signal}: waiting for the attempts in flight (at most ${stopGraceMs / 1000} s); another signal exits at once\n`)
       await worker.stop()
       return {
         json: { stopped: signal, attempts: worker.attempts() },

@@ -146,6 +146,21 @@ describe('webhook worker processes', function () {
     for (const request of receiver.received) expect(signaturesBy(secret, request)).to.equal(1)
   })
 
+  it('a second SIGTERM while attempts are in flight exits at once, saying so', async () => {
+    await link(receiver.url('/hooks'))
+    await runRight(service.core.createConversation(actor, conversationBody(agentId)))
+    receiver.answer = () => 'hang'
+    const worker = spawnWorker(env, ['--poll-ms', '50'])
+    await eventually('the delivery reaches the receiver', async () => receiver.received.length > 0)
+
+    worker.child.kill('SIGTERM')
+    await eventually('the worker says it waits', async () => worker.stderr().includes('waiting for the attempts in flight'))
+    worker.child.kill('SIGTERM')
+    // Exit code 1 with a line, well before the 5 s grace; it used to die of the signal (code null) in silence.
+    expect(await exitsWithin(worker, 4_000), worker.stderr()).to.equal(1)
+    expect(worker.stderr()).to.include('SIGTERM again: exiting without waiting for the attempts in flight')
+  })
+
   it('npm start runs a worker by default', async () => {
     await link(receiver.url('/started'))
     const started = startService({ ...env, HOST: '127.0.0.1', PORT: '0' })
