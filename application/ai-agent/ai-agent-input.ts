@@ -7,17 +7,39 @@ import { decodeWith } from '../shared/decode'
 
 const canonicalZones = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
 
+/** Words IANA writes in capitals (`US/Pacific`, `Etc/GMT+5`, `Australia/NSW`, `America/Knox_IN`). */
+const capitalWords = ['US', 'GMT', 'UTC', 'UCT', 'ACT', 'LHI', 'NSW', 'IN']
+/** Words IANA writes in lower case (`Europe/Isle_of_Man`, `Africa/Dar_es_Salaam`, `America/Port-au-Prince`). */
+const particles = ['of', 'es', 'au']
+/** The names whose capitals follow no rule. */
+const irregularZones = ['America/Argentina/ComodRivadavia', 'Antarctica/DumontDUrville', 'Antarctica/McMurdo', 'Brazil/DeNoronha', 'Chile/EasterIsland', 'Mexico/BajaNorte', 'Mexico/BajaSur']
+
+const ianaWord = (word: string): string => {
+  const upper = word.toUpperCase()
+  if (capitalWords.includes(upper)) return upper
+  const lower = word.toLowerCase()
+  return particles.includes(lower) ? lower : upper.charAt(0) + lower.slice(1)
+}
+
+/**
+ * `zone` with its capitals where IANA puts them: each word capitalised but for the exceptions above.
+ * V8 rewrites a name this way before ICU looks it up, which is how Intl ignores case.
+ */
+const ianaSpelling = (zone: string): string =>
+  irregularZones.find((name) => name.toLowerCase() === zone.toLowerCase()) ?? zone.replace(/[A-Za-z]+/g, ianaWord)
+
 /**
  * A Region/City name (or UTC) the runtime's time-zone database knows. The formatter ignores case
  * and resolves aliases (Asia/Kolkata and Asia/Calcutta are one zone), so a name is taken when it is
- * canonical, resolves to itself, or is an alias of another zone, but not a case variant of one.
+ * canonical, or resolves and is written as IANA writes it: not a case variant (Europe/BERLIN, and
+ * Asia/KOLKATA, US/PACIFIC, which the formatter resolves to another name).
  */
 const isKnownTimeZone = (zone: string): boolean => {
   if (canonicalZones.has(zone)) return true
   if (!/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(zone)) return false
   try {
     const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone
-    return resolved === zone || resolved.toLowerCase() !== zone.toLowerCase()
+    return resolved === zone || ianaSpelling(zone) === zone
   } catch {
     return false
   }

@@ -127,6 +127,18 @@ describe('decodeAiAgentFields (PUT body)', () => {
       expect(pathsOf(decodeAiAgentFields(withField('timezone', 'Europe/berlin')))).to.deep.equal(['/timezone'])
       expect(pathsOf(decodeAiAgentFields(withField('timezone', 'Europe/BERLIN')))).to.deep.equal(['/timezone'])
     })
+    // An alias resolves to another name (Asia/KOLKATA to Asia/Calcutta), so comparing the
+    // resolved name with the given one in lower case let every case variant of an alias through.
+    for (const zone of ['Asia/KOLKATA', 'US/PACIFIC', 'Us/Pacific', 'Europe/KYIV', 'America/NuuK', 'Mexico/Bajanorte', 'Etc/Utc', 'Australia/Nsw']) {
+      it(`refuses ${zone}, an alias written in the wrong case`, () => {
+        expect(pathsOf(decodeAiAgentFields(withField('timezone', zone)))).to.deep.equal(['/timezone'])
+      })
+    }
+    for (const zone of ['US/Pacific', 'Asia/Calcutta', 'Europe/Isle_of_Man', 'Africa/Dar_es_Salaam', 'America/Port-au-Prince', 'Etc/GMT+5', 'Etc/UTC', 'America/Knox_IN', 'Australia/NSW', 'Antarctica/DumontDUrville', 'Mexico/BajaNorte']) {
+      it(`takes ${zone}, written as IANA writes it`, () => {
+        expect(right(decodeAiAgentFields(withField('timezone', zone))).timezone).to.equal(zone)
+      })
+    }
   })
 
   describe('mission', () => {
