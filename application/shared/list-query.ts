@@ -109,8 +109,11 @@ export class QueryReader {
     const finer = /[.,]\d{3}(\d+)/.exec(value)?.[1]
     if (finer === undefined || !/[1-9]/.test(finer)) return parsed
     const next = timestampFromMillis(Date.parse(parsed) + 1)
-    // Past 9999-12-31T23:59:59.999Z the canonical form ends; no stored instant lies between.
-    return next.length === parsed.length ? next : parsed
+    if (next.length === parsed.length) return next
+    // Past 9999-12-31T23:59:59.999Z the canonical form ends: `parsed`, that instant, is before the
+    // bound, so neither it nor any other bound keeps the right records. Refused, as a later one is.
+    this.problems.push(violation(pointerTo(key), `must be an ISO 8601 date-time no later than ${parsed}`))
+    return undefined
   }
 
   /** The decoded value, or every problem found while reading it. */

@@ -102,7 +102,19 @@ describe('QueryReader', () => {
       expect(boundOf('2026-12-31T23:59:59.999000001Z')).to.equal('2027-01-01T00:00:00.000Z')
       expect(boundOf('2026-05-05T05:05:05.005000Z')).to.equal('2026-05-05T05:05:05.005Z')
       expect(boundOf('2026-05-05T05:05:05.5Z')).to.equal('2026-05-05T05:05:05.500Z')
-      expect(boundOf('9999-12-31T23:59:59.9999Z')).to.equal('9999-12-31T23:59:59.999Z')
+    })
+    // Rounded down to the last instant a stored date-time can hold, from took a record at
+    // 9999-12-31T23:59:59.999Z, before the bound, and to left it out.
+    it('refuses a finer instant past the last one a stored date-time can hold', () => {
+      const reader = new QueryReader({ from: '9999-12-31T23:59:59.9991Z', to: '9999-12-31T23:59:59.9999Z' }, ['from', 'to'])
+      expect(reader.timeBound('from')).to.equal(undefined)
+      expect(reader.timeBound('to')).to.equal(undefined)
+      expect(violations(reader.result(null), 'BadQuery')).to.deep.equal([
+        { path: '/from', message: 'must be an ISO 8601 date-time no later than 9999-12-31T23:59:59.999Z' },
+        { path: '/to', message: 'must be an ISO 8601 date-time no later than 9999-12-31T23:59:59.999Z' },
+      ])
+      expect(boundOf('9999-12-31T23:59:59.999Z')).to.equal('9999-12-31T23:59:59.999Z')
+      expect(boundOf('9999-12-31T23:59:59.9990Z')).to.equal('9999-12-31T23:59:59.999Z')
     })
     it('refuses an impossible or malformed one', () => {
       const reader = new QueryReader({ from: '2026-02-30T00:00:00Z', to: 'tomorrow' }, ['from', 'to'])
