@@ -174,6 +174,20 @@ describe('npm start (node dist/config/main.js)', function () {
     expect(result.stderr).to.contain('DATABASE_URL')
   })
 
+  it('refuses an unreachable PostgreSQL with exit code 2 and the one line docs/deploy.md quotes', async () => {
+    const deploy = readFileSync(path.resolve(__dirname, '..', '..', '..', 'docs', 'deploy.md'), 'utf8')
+    const quoted = /\*\*at start\*\*: the process prints one line, `([^`]*) …`/.exec(deploy)?.[1]
+    expect(quoted, 'docs/deploy.md quotes the line').to.be.a('string')
+    // Port 1 of the loopback refuses the connection at once.
+    const result = await runNode(script('main'), [], { PORT: '0', DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/db', DB_CONNECT_TIMEOUT_MS: '2000' })
+    expect(result.code).to.equal(2)
+    expect(result.stdout).not.to.contain('listening')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).to.have.length(1)
+    expect(lines[0].startsWith(quoted as string), lines[0]).to.equal(true)
+    expect(lines[0]).not.to.contain('secret')
+  })
+
   it('refuses a DATABASE_URL naming a folder, not a file, with exit code 2 and one line naming DATABASE_URL', async () => {
     const result = await runNode(script('main'), [], { PORT: '0', DATABASE_URL: `sqlite:${dir}` })
     expect(result.code).to.equal(2)
