@@ -322,15 +322,23 @@ const commonOptions: Options = {
 
 const nameOf = (command: Command): string => command.words.filter((w) => w !== undefined).join(' ')
 
+/** A command's option lines, `--json` and `--help` included, with every description in one column. */
+const optionLines = (details: ReadonlyArray<string>): string[] => {
+  const rows = [...details, '--json  print exactly one JSON document on stdout', '-h, --help  show this help'].map((line) => {
+    const split = /^(\S.*?\S) {2,}(\S.*)$/.exec(line)
+    return split === null ? { option: '', text: line.trim() } : { option: split[1], text: split[2] }
+  })
+  const column = Math.max(16, ...rows.map((row) => row.option.length + 2))
+  return rows.map((row) => `  ${row.option.padEnd(column)}${row.text}`)
+}
+
 const commandHelp = (command: Command): string =>
   [
     `${command.summary}.`,
     '',
     `Usage: ${invocation} ${nameOf(command)}${command.synopsis === '' ? '' : ` ${command.synopsis}`} [--json]`,
     '',
-    ...command.details.map((line) => `  ${line}`),
-    '  --json          print exactly one JSON document on stdout',
-    '  -h, --help      show this help',
+    ...optionLines(command.details),
   ].join('\n')
 
 const toolHelp = (): string =>

@@ -50,6 +50,13 @@ describe('CLI: --help for every command, progress on long work', function () {
       expect(help.code, `${name} --help: ${help.stderr}`).to.equal(0)
       expect(help.stdout, name).to.contain('Usage: ').and.to.contain(name).and.to.contain('--json').and.to.contain('--help')
       expect(help.stderr, name).to.equal('')
+      // Option lines, and the lines that continue a description, start their text in one column.
+      const lines = help.stdout.split('\n')
+      const columns = [
+        ...lines.filter((l) => /^ {2}\S/.test(l)).map((l) => /^ {2}\S.*?\S {2,}(?=\S)/.exec(l)?.[0].length),
+        ...lines.filter((l) => /^ {3,}\S/.test(l)).map((l) => /^ +/.exec(l)?.[0].length),
+      ]
+      expect(new Set(columns), `${name}: option descriptions start in one column\n${help.stdout}`).to.have.property('size', 1)
     })
   })
 
