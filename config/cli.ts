@@ -265,8 +265,6 @@ const commands: ReadonlyArray<Command> = [
       '                      most half of it, and at most 10 s)',
       '--first-retry-ms MS   delay before the first retry, doubling after each (default 5000)',
       '--poll-ms MS          pause between polls when nothing is due (default 1000)',
-      'On SIGTERM or SIGINT it stops claiming and gives the attempts in flight up to 5 s; a second',
-      'signal exits at once (exit code 1), and the attempts cut off go again after their lease.',
     ],
     options: { concurrency: { type: 'string' }, 'lease-ms': { type: 'string' }, 'first-retry-ms': { type: 'string' }, 'poll-ms': { type: 'string' } },
     positionals: [],
