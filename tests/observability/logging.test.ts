@@ -1,12 +1,14 @@
 import { expect } from 'chai'
 import * as E from 'fp-ts/Either'
 import { Server } from 'node:http'
-import { AddressInfo } from 'node:net'
+import { AddressInfo, connect } from 'node:net'
+import { createHttpServer } from '../../adapters/http/koa/http-server'
 import { openService, Service } from '../../config/container'
 import { loadConfig } from '../../config/env'
 import { createLogger, LoggerOptions } from '../../config/logger'
 import { send } from '../support/http-harness'
 import { captureLines } from '../support/log-capture'
+import { parseAnswers, RawAnswer } from '../support/raw-http'
 
 const loggerWith = (options: Omit<LoggerOptions, 'destination'>) => {
   const out = captureLines()
@@ -127,6 +129,95 @@ describe('Logs (pino)', () => {
       expect(text).not.to.contain(secrets.bearer)
       expect(text).not.to.contain(secrets.endpointKey)
       expect(text.toLowerCase()).not.to.contain('bearer ')
+    })
+  })
+
+  describe('one line per request when its body goes wrong after Koa has it (through the HTTP server)', () => {
+    let service: Service
+    let server: Server
+    let port: number
+    let token: string
+    let out: ReturnType<typeof captureLines>
+
+    before(async () => {
+      const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })
+      if (E.isLeft(loaded)) throw new Error(loaded.left.message)
+      const made = loggerWith({ level: loaded.right.logLevel, pretty: false })
+      out = made.out
+      service = await openService(loaded.right, { logger: made.logger })
+      await service.migrate()
+      const organisation = await service.core.createOrganisation({ name: 'Bodies' })()
+      if (E.isLeft(organisation)) throw new Error('organisation')
+      const issued = await service.core.createToken(organisation.right.id, {})()
+      if (E.isLeft(issued)) throw new Error('token')
+      token = issued.right.secret
+      server = createHttpServer(service.app, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, logger: made.logger })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+      port = (server.address() as AddressInfo).port
+    })
+
+    after(async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      await service.close()
+    })
+
+    /** Sends `head` and `body`, then ends the client's side once `endWhen` holds of what came back; resolves with the answers once the server closes. */
+    const exchange = (head: string, body: string, endWhen: (received: string) => boolean): Promise<RawAnswer[]> =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1')
+        const received: Buffer[] = []
+        const check = () => {
+          if (socket.writable && endWhen(Buffer.concat(received).toString('latin1'))) socket.end()
+        }
+        socket.on('connect', () => {
+          socket.write(head + body)
+          check()
+        })
+        socket.on('data', (chunk: Buffer) => {
+          received.push(chunk)
+          check()
+        })
+        socket.on('error', () => undefined)
+        socket.on('close', () => resolve(parseAnswers(Buffer.concat(received))))
+        setTimeout(() => socket.destroy(), 5000).unref()
+      })
+
+    const linesSince = async (before: number) => {
+      // Koa writes its line once its handler has seen the socket go.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      return out.lines.slice(before).map((l) => JSON.parse(l))
+    }
+
+    const post = (length: number) =>
+      `POST /v1/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+    it('a 413 answered before the body, then the client closes: the 413 line alone, no parser line', async () => {
+      const before = out.lines.length
+      const answers = await exchange(post(2_000_000), '{"name":', (received) => received.includes('\r\n\r\n{'))
+      expect(answers.map((a) => a.status)).to.deep.equal([413])
+      const lines = await linesSince(before)
+      expect(lines.map((l) => [l.msg, l.status])).to.deep.equal([['request', 413]])
+      expect(lines[0].requestId).to.equal(answers[0].headers.get('x-request-id'))
+    })
+
+    it('a client that ends its side halfway through the body: one line, with the status and request id it was answered', async () => {
+      const before = out.lines.length
+      const answers = await exchange(post(100), '{"name":', () => true)
+      const lines = await linesSince(before)
+      expect(lines.map((l) => [l.msg, l.method, l.route, l.status])).to.deep.equal([['request', 'POST', '/v1/actions', 400]])
+      expect(answers.map((a) => [a.status, a.headers.get('x-request-id')])).to.deep.equal([[400, lines[0].requestId]])
+    })
+
+    it('a chunk the parser cannot read: one line, with the status and request id it was answered', async () => {
+      const before = out.lines.length
+      const head = `POST /v1/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+      const answers = await exchange(head, 'zz\r\n', () => false)
+      const lines = await linesSince(before)
+      expect(lines.map((l) => [l.msg, l.route, l.status])).to.deep.equal([['request', '/v1/actions', 400]])
+      expect(answers.map((a) => [a.status, a.headers.get('x-request-id')])).to.deep.equal([[400, lines[0].requestId]])
     })
   })
 })

@@ -7,6 +7,7 @@ import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
 import { badQuery, pointerTo, violation } from '../../../domain/shared/errors'
 import { operations, takesQuery, templateOfRoute } from './openapi/document'
+import { statusAnsweredForRequest } from './http-server'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { jsonText } from './json-text'
@@ -102,7 +103,9 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6
     const storeFailure: unknown = ctx.state.storeFailure
     const route = routeTemplate(router, ctx)
-    metrics.observeRequest({ method: ctx.method, route, status: ctx.status, seconds: durationMs / 1000 })
+    // The parser may have answered this request on the socket (a 408 in its body): that is what went out.
+    const status = statusAnsweredForRequest(ctx.req) ?? ctx.status
+    metrics.observeRequest({ method: ctx.method, route, status, seconds: durationMs / 1000 })
     // Checked first so that a silent logger costs no log record.
     if (!options.logger.isLevelEnabled('info')) return
     options.logger.info(
@@ -110,7 +113,7 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
         requestId,
         method: ctx.method,
         route,
-        status: ctx.status,
+        status,
         durationMs: Math.round(durationMs * 100) / 100,
         orgId: (ctx.state.caller as { orgId?: string } | undefined)?.orgId ?? null,
         ...(storeFailure === undefined ? {} : { storeFailure }),

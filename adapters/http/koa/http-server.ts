@@ -1,6 +1,6 @@
 import Koa from 'koa'
 import { randomUUID } from 'node:crypto'
-import { createServer, Server, ServerResponse, STATUS_CODES } from 'node:http'
+import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http'
 import { Duplex } from 'node:stream'
 import { Logger } from 'pino'
 import { systemClock } from '../../system/system-clock'
@@ -66,6 +66,16 @@ export const rawProblemResponse = (problem: Problem, requestId: string, date: st
 }
 
 /**
+ * Requests Koa holds that the parser refused in their body (a timeout, a bad chunk, a client that
+ * ended its side), with the status answered for them on the socket: their one log line, written by
+ * Koa, says that status rather than the one Koa set after the socket was gone.
+ */
+const answeredInBody = new WeakMap<IncomingMessage, number>()
+
+/** The status the parser's listener answered for a request Koa holds, if it answered one. */
+export const statusAnsweredForRequest = (request: IncomingMessage): number | undefined => answeredInBody.get(request)
+
+/**
  * Answers what Node's HTTP parser refuses (a request line and headers over its limit, a request it
  * cannot read or frame, one not received within the timeouts) with a problem like any other answer,
  * where Node would send a status line and nothing else. A listener here replaces Node's answer, so
@@ -77,19 +87,27 @@ export const answerClientErrors = (server: Server, logger: Logger): void => {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // The parser reports every later chunk of a refused request again; the answer is already sent.
     if (answered.has(socket)) return
-    // Node's own check: the response this socket is serving, if any (http's _http_server.js).
-    const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
-    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
+    // Node's own check: the response this socket is serving, if any (http's _http_server.js); and
+    // the request whose body the parser is reading, once its headers went to Koa.
+    const { _httpMessage: response, parser } = socket as Duplex & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null }
+    const inBody = parser?.incoming ?? null
+    // With no response pending, a request in its body has been answered and logged already (a 413
+    // sent before the body was read, then the client closed): nothing is left to answer.
+    const alreadyAnswered = inBody !== null && (response === null || response === undefined)
+    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true || alreadyAnswered) {
       socket.destroy()
       return
     }
     answered.add(socket)
     const problem = problemOf(clientErrorFailure(error.code))
-    const requestId = randomUUID()
+    // A request Koa holds keeps the id Koa gave it, and Koa writes its one line once it sees the socket gone.
+    const heldByKoa = response !== null && response !== undefined
+    const requestId = heldByKoa ? String(response.getHeader('X-Request-Id') ?? randomUUID()) : randomUUID()
+    if (heldByKoa) answeredInBody.set(response.req, problem.status)
     socket.end(rawProblemResponse(problem, requestId, new Date(systemClock.now()).toUTCString()))
     const linger = setTimeout(() => socket.destroy(), lingerMs).unref()
     socket.once('close', () => clearTimeout(linger))
-    if (logger.isLevelEnabled('info')) {
+    if (!heldByKoa && logger.isLevelEnabled('info')) {
       logger.info({ requestId, status: problem.status, code: problem.code, parserError: error.code ?? null }, 'request refused by the HTTP parser')
     }
   })

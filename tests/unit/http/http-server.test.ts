@@ -1,8 +1,8 @@
 import { expect } from 'chai'
-import { createServer } from 'node:http'
+import { createServer, IncomingMessage } from 'node:http'
 import { PassThrough } from 'node:stream'
 import pino from 'pino'
-import { answerClientErrors, clientErrorFailure, rawProblemResponse } from '../../../adapters/http/koa/http-server'
+import { answerClientErrors, clientErrorFailure, rawProblemResponse, statusAnsweredForRequest } from '../../../adapters/http/koa/http-server'
 import { problemBody, problemOf } from '../../../adapters/http/koa/problem'
 import { parseAnswers } from '../../support/raw-http'
 
@@ -80,11 +80,23 @@ describe('HTTP server: what the parser refuses (clientError)', () => {
       socket.destroy()
     })
 
-    it('answers while a response on the socket has not started (a request timed out in its body)', () => {
-      const socket = Object.assign(new PassThrough(), { _httpMessage: { headersSent: false } })
+    it('answers while a response on the socket has not started (a request timed out in its body), with the request id Koa gave it, and leaves the line to Koa', () => {
+      const req = {} as IncomingMessage
+      const response = { headersSent: false, req, getHeader: (name: string) => (name.toLowerCase() === 'x-request-id' ? 'koa-id-1' : undefined) }
+      const socket = Object.assign(new PassThrough(), { _httpMessage: response, parser: { incoming: req } })
       report(socket, 'ERR_HTTP_REQUEST_TIMEOUT')
-      expect(written(socket)).to.match(/^HTTP\/1\.1 408 /)
+      const answer = written(socket)
+      expect(answer).to.match(/^HTTP\/1\.1 408 /)
+      expect(answer).to.contain('X-Request-Id: koa-id-1\r\n')
+      expect(statusAnsweredForRequest(req)).to.equal(408)
       socket.destroy()
+    })
+
+    it('destroys without writing when the request in its body was answered already (a 413, then the client closed)', () => {
+      const socket = Object.assign(new PassThrough(), { _httpMessage: null, parser: { incoming: {} as IncomingMessage } })
+      report(socket, 'HPE_INVALID_EOF_STATE')
+      expect(socket.destroyed).to.equal(true)
+      expect(written(socket)).to.equal('')
     })
 
     it('destroys without writing: a reset connection, an unwritable socket, a response already started', () => {
