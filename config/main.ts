@@ -127,6 +127,7 @@ const main = async (): Promise<void> => {
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     logger: service.logger,
+    metrics: service.metrics,
   })
   const address = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await service.close().catch(() => undefined)

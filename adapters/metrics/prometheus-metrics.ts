@@ -27,6 +27,11 @@ export interface RequestObservation {
 
 export interface HttpMetrics {
   readonly observeRequest: (request: RequestObservation) => void
+  /**
+   * A request the HTTP parser refused before Koa saw it (400, 408, 413, 431): counted under method
+   * `unparsed` and route `unmatched`, and not timed, as when it started is not known.
+   */
+  readonly countRefusal: (status: number) => void
   /** The Prometheus text of every metric, and its content type. */
   readonly render: () => Promise<{ readonly contentType: string; readonly text: string }>
 }
@@ -53,6 +58,9 @@ const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 
 /** Requests that matched no route share one label value, so scanners cannot blow up the series count. */
 export const unmatchedRoute = 'unmatched'
+
+/** The method label of requests the HTTP parser refused: it does not say which method they named. */
+export const unparsedMethod = 'unparsed'
 
 let processRegistry: Registry | undefined
 
@@ -140,6 +148,7 @@ export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics =
       observed.count()
       observed.time(seconds)
     },
+    countRefusal: (status) => requests.inc({ method: unparsedMethod, route: unmatchedRoute, status: String(status) }),
     recordWebhookOutcome: (outcome) => webhookOutcomes.inc({ outcome }),
     setWebhookQueueDepth: (depth) => webhookQueue.set(Math.max(0, depth)),
     watchPool: (read) => {

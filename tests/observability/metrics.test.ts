@@ -7,6 +7,7 @@ import { createPrometheusMetrics } from '../../adapters/metrics/prometheus-metri
 import { openService } from '../../config/container'
 import { loadConfig } from '../../config/env'
 import { send, useServer } from '../support/http-harness'
+import { exchangeRaw } from '../support/raw-http'
 import { actionBody } from '../support/http-fixtures'
 
 /** The value of one sample line (`name{labels} value`), or undefined when there is none. */
@@ -41,6 +42,17 @@ describe('GET /metrics (Prometheus, prom-client)', () => {
     // Labels hold templates, never ids or raw paths.
     expect(text).not.to.contain(created.body.id)
     expect(text).not.to.contain('wp-login')
+  })
+
+  it('counts the requests the HTTP parser refuses, under method "unparsed" and route "unmatched"', async () => {
+    const series = (status: number) => `switchboard_http_requests_total{method="unparsed",route="unmatched",status="${status}"}`
+    const before = await scrape()
+    const port = Number(new URL(h().baseUrl).port)
+    expect((await exchangeRaw(port, [`GET /v1/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`])).answers[0]?.status).to.equal(431)
+    expect((await exchangeRaw(port, ['HELLO\r\n\r\n'])).answers[0]?.status).to.equal(400)
+    const after = await scrape()
+    expect((sample(after, series(431)) ?? 0) - (sample(before, series(431)) ?? 0)).to.equal(1)
+    expect((sample(after, series(400)) ?? 0) - (sample(before, series(400)) ?? 0)).to.equal(1)
   })
 
   it('has a latency histogram by route and status', async () => {

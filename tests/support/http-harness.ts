@@ -172,6 +172,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
     headersTimeoutMs: service.config.httpHeadersTimeoutMs,
     requestTimeoutMs: service.config.httpRequestTimeoutMs,
     logger: service.logger,
+    metrics: service.metrics,
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

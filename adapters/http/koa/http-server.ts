@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http'
 import { Duplex } from 'node:stream'
 import { Logger } from 'pino'
+import { HttpMetrics } from '../../metrics/prometheus-metrics'
 import { systemClock } from '../../system/system-clock'
 import { HttpFailure, Problem, problemBody, problemOf } from './problem'
 
@@ -12,6 +13,8 @@ export interface HttpServerSettings {
   /** Longest a client may take to send a whole request, body included. */
   readonly requestTimeoutMs: number
   readonly logger: Logger
+  /** Counts the parser's refusals beside the requests Koa answers. */
+  readonly metrics?: Pick<HttpMetrics, 'countRefusal'>
 }
 
 /**
@@ -82,7 +85,7 @@ export const statusAnsweredForRequest = (request: IncomingMessage): number | und
  * it must also close the socket. Nothing is written when the client is gone (ECONNRESET), the
  * socket cannot be written, or a response on it has started: those sockets are destroyed.
  */
-export const answerClientErrors = (server: Server, logger: Logger): void => {
+export const answerClientErrors = (server: Server, logger: Logger, metrics?: Pick<HttpMetrics, 'countRefusal'>): void => {
   const answered = new WeakSet<Duplex>()
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // The parser reports every later chunk of a refused request again; the answer is already sent.
@@ -107,7 +110,9 @@ export const answerClientErrors = (server: Server, logger: Logger): void => {
     socket.end(rawProblemResponse(problem, requestId, new Date(systemClock.now()).toUTCString()))
     const linger = setTimeout(() => socket.destroy(), lingerMs).unref()
     socket.once('close', () => clearTimeout(linger))
-    if (!heldByKoa && logger.isLevelEnabled('info')) {
+    if (heldByKoa) return
+    metrics?.countRefusal(problem.status)
+    if (logger.isLevelEnabled('info')) {
       logger.info({ requestId, status: problem.status, code: problem.code, parserError: error.code ?? null }, 'request refused by the HTTP parser')
     }
   })
@@ -124,6 +129,6 @@ export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server
     },
     app.callback(),
   )
-  answerClientErrors(server, settings.logger)
+  answerClientErrors(server, settings.logger, settings.metrics)
   return server
 }
