@@ -77,6 +77,16 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
     await refusal(await exchangeRaw(port(), ['GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n']), 400, 'malformed_request')
   })
 
+  it('an HTTP/1.1 request without Host: 400 malformed_request, with a request id, and counted like any other answer', async () => {
+    const answer = await refusal(await exchangeRaw(port(), ['GET /healthz HTTP/1.1\r\n\r\n']), 400, 'malformed_request')
+    const metrics = await h().request('GET', '/metrics')
+    expect(metrics.text).to.match(/^switchboard_http_requests_total\{method="GET",route="\/healthz",status="400"\} [1-9]/m)
+    expect(answer.headers.get('x-request-id')).to.be.a('string')
+    // HTTP/1.0 has no Host requirement.
+    const old = await exchangeRaw(port(), ['GET /healthz HTTP/1.0\r\n\r\n'])
+    expect(old.answers.map((a) => a.status)).to.deep.equal([200])
+  })
+
   it('every refusal has a request id of its own', async () => {
     const first = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
     const second = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')

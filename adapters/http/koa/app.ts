@@ -84,7 +84,10 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('Cache-Control', 'no-store')
     try {
-      await next()
+      // HTTP/1.1 needs a Host header (RFC 9112 §3.2). Checked here, not by Node (requireHostHeader:
+      // false in http-server.ts), whose bare 400 had no request id, no problem body and no log line.
+      if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) renderProblem(ctx, problemOf({ _tag: 'UnreadableRequest', reason: 'malformed' }))
+      else await next()
     } catch (error) {
       options.logger.error({ err: error, requestId }, 'unhandled error')
       renderProblem(ctx, internalErrorProblem)

@@ -126,6 +126,8 @@ export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server
       requestTimeout: settings.requestTimeoutMs,
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: timeoutCheckIntervalMs,
+      // The Koa app refuses an HTTP/1.1 request without Host, as a problem with a request id (app.ts).
+      requireHostHeader: false,
     },
     app.callback(),
   )
