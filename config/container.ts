@@ -83,17 +83,28 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<
     )
   })
 
-/** Ready when the database answers and no migration is pending. */
-const readinessOf =
-  (persistence: Persistence): Readiness =>
-  async () => {
+/**
+ * Ready when the database answers and no migration is pending. One check at a time (4 queries):
+ * probes that come while one runs share it, so a stalled database cannot pile up a check per
+ * probe in the pool, each outliving its 503 by the statement timeout.
+ */
+export const readinessOf = (persistence: Pick<Persistence, 'pending'>): Readiness => {
+  let running: Promise<string[]> | null = null
+  const check = (): Promise<string[]> => {
+    running ??= persistence.pending().finally(() => {
+      running = null
+    })
+    return running
+  }
+  return async () => {
     try {
-      const pending = await withTimeout(persistence.pending(), readinessTimeoutMs, 'the database check')
+      const pending = await withTimeout(check(), readinessTimeoutMs, 'the database check')
       return pending.length === 0 ? { ready: true } : { ready: false, reason: `${pending.length} database migration(s) pending` }
     } catch {
       return { ready: false, reason: 'the database cannot be reached' }
     }
   }
+}
 
 export interface ContainerOverrides {
   /** A store to use instead of the one DATABASE_URL names (tests, embedding programs). */
