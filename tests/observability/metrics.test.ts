@@ -55,6 +55,18 @@ describe('GET /metrics (Prometheus, prom-client)', () => {
     expect((sample(after, series(400)) ?? 0) - (sample(before, series(400)) ?? 0)).to.equal(1)
   })
 
+  it('counts the methods Node parses beyond those of HTTP (WebDAV and others) under method "other"', async () => {
+    const odd = ['PROPFIND', 'MKCALENDAR', 'M-SEARCH', 'UNSUBSCRIBE', 'PURGE']
+    for (const method of odd) {
+      await h().request(method, '/v1/actions')
+      await h().a.request(method, '/v1/prospects')
+    }
+    const text = await scrape()
+    expect(sample(text, 'switchboard_http_requests_total{method="other",route="/v1/actions",status="401"}')).to.be.at.least(odd.length)
+    expect(sample(text, 'switchboard_http_requests_total{method="other",route="/v1/prospects",status="405"}')).to.be.at.least(odd.length)
+    for (const method of odd) expect(text).not.to.contain(`method="${method}"`)
+  })
+
   it('has a latency histogram by route and status', async () => {
     await h().a.get('/v1/prospects')
     const text = await scrape()
