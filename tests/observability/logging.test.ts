@@ -21,6 +21,7 @@ const secrets = {
   webhookSecret: 'whsec_TOPSECRETsigningSECRET',
   endpointKey: 'k-TOPSECRET-endpoint-credential',
   password: 'TOPSECRETdbpassword',
+  phoneNumber: '+14155550199',
 }
 
 describe('Logs (pino)', () => {
@@ -41,8 +42,17 @@ describe('Logs (pino)', () => {
         const { logger, out } = loggerWith({ level: 'info', pretty })
         logger.info(sensitive, 'about to call a webhook')
         logger.error({ err: new Error('boom'), request: { headers: { authorization: `Bearer ${secrets.bearer}` } } }, 'failed')
+        // A PostgreSQL error as pg raises it: its detail and where quote the refused row's values.
+        const refused = Object.assign(new Error('duplicate key value violates unique constraint "prospects_org_source_unique"'), {
+          code: '23505',
+          constraint: 'prospects_org_source_unique',
+          detail: `Key (org_id, source)=(org_1, ${secrets.phoneNumber}) already exists.`,
+          where: `JSON data, line 1: {"transcript": "${secrets.phoneNumber}`,
+        })
+        logger.error({ err: refused, requestId: 'r1' }, 'unhandled error')
         const text = out.text()
         for (const [name, value] of Object.entries(secrets)) expect(text, name).not.to.contain(value)
+        expect(text, 'what failed stays').to.contain('prospects_org_source_unique').and.to.contain('23505')
         expect(text).to.contain('[redacted]')
         expect(text).to.contain('about to call a webhook')
         if (!pretty) expect(() => out.lines.map((l) => JSON.parse(l))).not.to.throw()
