@@ -273,11 +273,14 @@ export const arrayOf = <A, O>(
       }
       const errors: t.ValidationError[] = []
       const out: A[] = []
-      u.forEach((element, i) => {
+      // Every index, holes included: forEach skips the holes of an embedding program's sparse
+      // array (`new Array(3)`), which then passed the count and was stored with fewer elements.
+      for (let i = 0; i < u.length; i++) {
+        const element: unknown = u[i]
         const result = item.validate(element, t.appendContext(c, String(i), item, element))
         if (E.isLeft(result)) errors.push(...result.left)
         else out.push(result.right)
-      })
+      }
       return errors.length > 0 ? E.left(errors) : t.success(out)
     },
     (a) => a.map(item.encode),

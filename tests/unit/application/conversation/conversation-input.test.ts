@@ -186,6 +186,16 @@ describe('decodeConversationFields (create body)', () => {
         { path: '/transcriptText', message: 'must have from 1 to 512 elements' },
       ])
     })
+    it("refuses an embedding program's sparse array by its holes, rather than storing fewer lines", () => {
+      // new Array(3) used to decode to [], stored though the seed asks for 1-512 lines.
+      expect(violations(decodeConversationFields(withField('transcriptText', new Array(3))))).to.deep.equal([
+        { path: '/transcriptText/0', message: 'must be an object' },
+        { path: '/transcriptText/1', message: 'must be an object' },
+        { path: '/transcriptText/2', message: 'must be an object' },
+      ])
+      // eslint-disable-next-line no-sparse-arrays
+      expect(pathsOf(decodeConversationFields(withField('adminComments', [, { comment: 'kept' }])))).to.deep.equal(['/adminComments/0'])
+    })
     it('refuses a URL string where the array goes', () => {
       expect(violations(decodeConversationFields(withField('transcriptText', 'https://rec.example.com/t.txt')))).to.deep.equal([
         { path: '/transcriptText', message: 'must be an array' },

@@ -294,6 +294,14 @@ describe('codecs', () => {
     it('refuses a non-array', () => {
       expect(violations(decode(codec, { 0: 'a' }))[0].message).to.equal('must be an array')
     })
+    it('names each hole of a sparse array (an embedding program can pass one) as a missing element', () => {
+      // eslint-disable-next-line no-sparse-arrays
+      expect(violations(decode(codec, [, 'a', ,]))).to.deep.equal([
+        { path: '/0', message: 'must be a string' },
+        { path: '/2', message: 'must be a string' },
+      ])
+      expect(pathsOf(decode(codec, new Array(3)))).to.deep.equal(['/0', '/1', '/2'])
+    })
   })
 
   describe('strictObject', () => {
