@@ -291,6 +291,13 @@ export const arrayOf = <A, O>(
     ...(max === Number.MAX_SAFE_INTEGER ? {} : { maxItems: max }),
   }))
 
+/**
+ * The object's own value for `key`: one inherited is no field of the body, as JSON.stringify
+ * would not send it either. Else a polluted Object.prototype (`Object.prototype.description =
+ * …`) wrote its value into every record that left the field out, HTTP bodies included.
+ */
+const ownValue = (u: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(u, key) ? u[key] : undefined)
+
 type Required<P extends t.Props> = { [K in keyof P]: t.TypeOf<P[K]> }
 type Optional<P extends t.Props> = { [K in keyof P]?: t.TypeOf<P[K]> | null }
 
@@ -326,7 +333,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
         }
       }
       for (const [key, codec] of requiredEntries) {
-        const value = u[key]
+        const value = ownValue(u, key)
         if (value === undefined) {
           errors.push({ value, context: t.appendContext(c, key, codec, value), message: 'is required' })
           continue
@@ -336,7 +343,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
         else out[key] = result.right
       }
       for (const [key, codec] of optionalEntries) {
-        const value = u[key]
+        const value = ownValue(u, key)
         // Absent and null mean the same (CONTRACT.md §2), so both leave the key out: a record
         // written either way reads back the same.
         if (value === undefined || value === null) continue

@@ -349,6 +349,29 @@ describe('codecs', () => {
     })
   })
 
+  describe('strictObject and inherited keys', () => {
+    const codec = strictObject('Thing', { name: text(1, 3) }, { note: text(1, 3) })
+    const pollute = (key: string, value: unknown) => Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true })
+
+    it('reads only own keys, so a polluted Object.prototype writes nothing into a body, parsed or built', () => {
+      pollute('note', 'bad')
+      pollute('name', 'bad')
+      try {
+        expect(right(decode(codec, JSON.parse('{"name":"a"}')))).to.deep.equal({ name: 'a' })
+        expect(right(decode(codec, { name: 'a' }))).to.deep.equal({ name: 'a' })
+        expect(violations(decode(codec, {}))).to.deep.equal([{ path: '/name', message: 'is required' }])
+      } finally {
+        delete (Object.prototype as Record<string, unknown>).note
+        delete (Object.prototype as Record<string, unknown>).name
+      }
+    })
+
+    it("takes no field from an embedding program's prototype chain (`__proto__` in a literal)", () => {
+      expect(violations(decode(codec, { __proto__: { name: 'a' } }))).to.deep.equal([{ path: '/name', message: 'is required' }])
+      expect(right(decode(codec, Object.assign(Object.create(null), { name: 'a' })))).to.deep.equal({ name: 'a' })
+    })
+  })
+
   describe('nullable', () => {
     it('takes null or the inner value, and reports the inner failure', () => {
       const codec = nullable(text(1, 2))
