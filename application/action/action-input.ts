@@ -45,6 +45,8 @@ const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, 
       const problems = headerProblems(parsed)
       return problems.length === 0 ? t.success(u) : failures(u, c, problems)
     }
+    // A Date or a String object has no entries to refuse, yet is stored as JSON writes it: a string.
+    if (E.isLeft(jsonObject.validate(u, c))) return t.failure(u, c, 'must be an object of strings, or a string holding such a JSON object')
     const problems = headerProblems(u)
     return problems.length === 0 ? t.success(u as Record<string, string>) : failures(u, c, problems)
   },

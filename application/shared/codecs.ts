@@ -222,6 +222,30 @@ export const maxFreeFormDepth = 100
  */
 type FreeFormFlaw = StringFlaw | 'deep' | 'infinite' | 'notJson'
 
+/**
+ * An object literal's prototype, or none (Object.prototype's own prototype is null, in any realm).
+ * Anything else (a Date, a Map, a typed array, a boxed string, a class with `toJSON`) is no JSON
+ * object: the memory store kept it as it was, while a SQL store kept what JSON.stringify wrote
+ * (a Date as a string, a Map as {}), so one value read back differently per store.
+ */
+const isObjectLiteral = (value: object): boolean => {
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === null || Object.getPrototypeOf(prototype) === null
+}
+
+/**
+ * An array JSON writes element for element: no holes and no undefined (JSON.stringify writes both
+ * as null), and no keys but its indexes (which it drops).
+ */
+const arrayFlaw = (value: ReadonlyArray<unknown>, depth: number): FreeFormFlaw | null => {
+  for (let i = 0; i < value.length; i++) {
+    if (!(i in value) || value[i] === undefined) return 'notJson'
+    const flaw = freeFormFlaw(value[i], depth + 1)
+    if (flaw !== null) return flaw
+  }
+  return Object.keys(value).length === value.length ? null : 'notJson'
+}
+
 const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
   if (typeof value === 'string') return stringFlaw(value)
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'infinite'
@@ -230,6 +254,8 @@ const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
   if (typeof value === 'boolean' || value === null || value === undefined) return null
   if (typeof value !== 'object') return 'notJson'
   if (depth > maxFreeFormDepth) return 'deep'
+  if (Array.isArray(value)) return arrayFlaw(value, depth)
+  if (!isObjectLiteral(value)) return 'notJson'
   for (const [key, item] of Object.entries(value)) {
     const flaw = stringFlaw(key) ?? freeFormFlaw(item, depth + 1)
     if (flaw !== null) return flaw

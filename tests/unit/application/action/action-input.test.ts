@@ -244,6 +244,16 @@ describe('decodeActionFields', () => {
       )
     })
 
+    it("refuses an embedding program's objects that JSON would store as something else (a Date, a String object)", () => {
+      // A Date was kept as headers and payload, and read back as the string JSON wrote for it.
+      for (const field of ['headers', 'payload']) {
+        for (const value of [new Date(0), new String('{"a":"b"}'), new Map([['a', 'b']])]) {
+          expect(pathsOf(decode(withField('endpoint', { url: 'https://h.example.com', [field]: value }))), `${field} ${String(value)}`).to.deep.equal([`/endpoint/${field}`])
+        }
+      }
+      expect(pathsOf(decode(withField('parameters', new Date(0))))).to.deep.equal(['/parameters'])
+    })
+
     it('refuses a payload that is neither a string nor an object', () => {
       for (const payload of [1, true, ['a']]) {
         expect(pathsOf(decode(withField('endpoint', { url: 'https://h.example.com', payload })))).to.deep.equal(['/endpoint/payload'])

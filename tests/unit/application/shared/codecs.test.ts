@@ -248,6 +248,28 @@ describe('codecs', () => {
       // An undefined field is an absent one, as JSON.stringify writes it.
       expect(E.isRight(decode(jsonObject, { a: undefined, b: 1 }))).to.equal(true)
     })
+    it('refuses objects that are no JSON object, whose stored form differed between the stores', () => {
+      class WithToJson {
+        a = 1
+        toJSON() {
+          return 'other'
+        }
+      }
+      // The memory store kept each as it was; SQLite kept what JSON.stringify wrote ("1970-…", {}, {"0":1,"1":2}, 3, "other").
+      for (const value of [new Date(0), new Map([['a', 1]]), new Uint8Array([1, 2]), new Number(3), new WithToJson(), /x/]) {
+        expect(violations(decode(jsonObject, { value })), String(value)).to.deep.equal([{ path: '', message: 'must hold JSON values only' }])
+        expect(violations(decode(jsonObject, value)), String(value)).to.deep.equal([{ path: '', message: 'must hold JSON values only' }])
+      }
+      expect(right(decode(jsonObject, { a: Object.assign(Object.create(null), { b: 1 }) }))).to.deep.equal({ a: { b: 1 } })
+    })
+    it('refuses arrays JSON would write otherwise: holes, undefined elements, keys that are no index', () => {
+      const extra = Object.assign([1], { note: 'x' })
+      // eslint-disable-next-line no-sparse-arrays
+      for (const a of [[1, , 2], new Array(2), [undefined], extra, Object.assign([1, , 3], { x: 1 })]) {
+        expect(violations(decode(jsonObject, { a })), JSON.stringify(a)).to.deep.equal([{ path: '', message: 'must hold JSON values only' }])
+      }
+      expect(right(decode(jsonObject, { a: [1, null, [], {}] }))).to.deep.equal({ a: [1, null, [], {}] })
+    })
     it('refuses NUL in a nested string or a key', () => {
       expect(violations(decode(jsonObject, { a: ['x\u0000'] }))[0].message).to.equal('must not contain the NUL character')
       expect(violations(decode(jsonObject, { a: { 'k\u0000': 1 } }))[0].message).to.equal('must not contain the NUL character')
