@@ -47,11 +47,36 @@ export interface Switchboard {
   readonly close: () => Promise<void>
 }
 
+const describe = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value)
+
+/**
+ * Why `choice` names no single store, if it does not. A JavaScript caller's unset variable
+ * (`{ postgres: process.env.PG_URL }`) opened the default file ./data/switchboard.sqlite, and
+ * `{ sqlite: undefined }` a file named "undefined"; `{}` or `{ store: 'sqlite' }` an empty store.
+ */
+const choiceProblem = (choice: unknown): string | null => {
+  if (typeof choice !== 'object' || choice === null) return "give the options: one of { store: 'memory' }, { sqlite }, { postgres } or { knex }"
+  const named = (['store', 'sqlite', 'postgres', 'knex'] as const).filter((key) => key in choice)
+  if (named.length !== 1) return `give exactly one of store: 'memory', sqlite, postgres or knex, not ${named.length === 0 ? 'none' : named.join(' and ')}`
+  const value: unknown = (choice as Record<string, unknown>)[named[0]]
+  switch (named[0]) {
+    case 'store':
+      return value === 'memory' ? null : `store must be 'memory', not ${describe(value)}`
+    case 'sqlite':
+    case 'postgres':
+      return typeof value === 'string' ? null : `${named[0]} must be a string, not ${describe(value)}`
+    case 'knex':
+      return (typeof value === 'function' || typeof value === 'object') && value !== null && 'client' in value ? null : `knex must be a Knex instance, not ${describe(value)}`
+  }
+}
+
 const databaseUrlOf = (choice: StoreChoice): string =>
   'sqlite' in choice ? `sqlite:${choice.sqlite}` : 'postgres' in choice ? choice.postgres : 'sqlite::memory:'
 
 /** Opens Switchboard's use cases over the chosen store. Throws for a bad setting or an unusable database. */
 export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions): Promise<Switchboard> => {
+  const problem = choiceProblem(choice)
+  if (problem !== null) throw new Error(`switchboard: ${problem}`)
   const loaded = loadConfig({ LOG_LEVEL: choice.logLevel ?? 'silent', ...(choice.env ?? {}), DATABASE_URL: databaseUrlOf(choice) })
   if (E.isLeft(loaded)) throw new Error(`switchboard: ${loaded.left.message}`)
   const given = 'knex' in choice ? choice.knex : undefined
