@@ -8,8 +8,8 @@ const define = (base: Members, key: string, value: unknown): void => {
 }
 
 /**
- * RFC 7396 JSON merge patch: objects merge key by key, `null` removes a key, anything else
- * (arrays included) replaces the target. Walked with a stack of its own rather than by recursion,
+ * RFC 7396 JSON merge patch: objects merge key by key, `null` removes a key, `undefined` (which
+ * JSON cannot hold) changes nothing, anything else (arrays included) replaces the target. Walked with a stack of its own rather than by recursion,
  * since a patch is a client's JSON and may nest as deep as its body allows (a 1 MiB body holds
  * 150,000 levels), far past the call stack.
  */
@@ -20,6 +20,8 @@ export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [base, members] = next
     for (const [key, value] of Object.entries(members)) {
+      // An embedding program's undefined member is one JSON leaves out: no change, not a removal.
+      if (value === undefined) continue
       if (value === null) delete base[key]
       else if (isObject(value)) {
         // The merged object takes its place now, so the keys keep the order they would by recursion.

@@ -222,6 +222,14 @@ describe('conversation use cases (memory store)', () => {
       expect(await storedConversation(alice.orgId, conversation.id)).to.include({ transcriptSummary: null, transcriptRecordingUrl: null })
     })
 
+    it("changes nothing for a field an embedding program gives as undefined, as its JSON would not name it", async () => {
+      // Used to remove the summary, and to refuse an undefined source as "is required".
+      const patched = await runRight(patch({ transcriptSummary: undefined, source: undefined, conversationAnalytics: { summary: undefined }, transcriptRecordingUrl: null }))
+      expect(patched).to.include({ transcriptSummary: 'Summary', source: conversation.source, transcriptRecordingUrl: null })
+      expect(patched.conversationAnalytics).to.deep.equal({ summary: 'a', name_of_caller: 'Kim' })
+      expect(await storedConversation(alice.orgId, conversation.id)).to.include({ transcriptSummary: 'Summary' })
+    })
+
     it('merges nested objects key by key and replaces arrays whole', async () => {
       const patched = await runRight(
         patch({

@@ -40,6 +40,10 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(applyMergePatch({ a: 1 }, { z: null })).to.deep.equal({ a: 1 })
   })
 
+  it("leaves a member given as undefined as it is, at any depth, as the patch's JSON text would", () => {
+    expect(applyMergePatch({ a: 1, b: { c: 2, d: 3 } }, { a: undefined, b: { c: undefined, d: 4 } })).to.deep.equal({ a: 1, b: { c: 2, d: 4 } })
+  })
+
   it('keeps a member named __proto__ as a member, without touching the prototype', () => {
     const result = applyMergePatch({ x: 1 }, JSON.parse('{"__proto__":{"polluted":true}}')) as Record<string, unknown>
     expect(Object.getPrototypeOf(result)).to.equal(Object.prototype)
