@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either'
 import type { Knex } from 'knex'
 import { openKnexStore } from '../adapters/persistence/knex/knex-store'
-import { migrateToLatest } from '../adapters/persistence/knex/migrator'
+import { migrateToLatest, pendingMigrations } from '../adapters/persistence/knex/migrator'
 import type { Core } from '../application/core'
 import { createMemoryStore, openService } from './container'
 import { loadConfig, LogLevel } from './env'
@@ -30,7 +30,10 @@ export type StoreChoice =
   | { readonly knex: Knex }
 
 export interface SwitchboardOptions {
-  /** Apply pending database migrations first (default true). */
+  /**
+   * Apply pending database migrations first (default true). With false, a database that lacks
+   * some of this version's migrations is refused at open.
+   */
   readonly migrate?: boolean
   /** The service's own log lines on stdout, as LOG_LEVEL (default silent). */
   readonly logLevel?: LogLevel
@@ -86,6 +89,16 @@ export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions):
   const migrate = given !== undefined ? () => migrateToLatest(given) : service.migrate
   try {
     if (choice.migrate !== false) await migrate()
+    else {
+      // Refused here, not at the first use case: on a database behind the code every call failed
+      // as StoreUnavailable ("no such table: organisations"), which reads as an outage.
+      const pending = given !== undefined ? await pendingMigrations(given) : await service.pendingMigrations()
+      if (pending.length > 0) {
+        throw new Error(
+          `switchboard: the database lacks ${pending.length} migration(s) of this version (${pending[0]}${pending.length > 1 ? ', …' : ''}): open with migrate: true, or run \`npm run -s cli -- migrate\` first`,
+        )
+      }
+    }
   } catch (error) {
     await service.close().catch(() => undefined)
     throw error

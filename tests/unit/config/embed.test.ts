@@ -46,6 +46,27 @@ describe('openSwitchboard', () => {
     })
   }
 
+  it('with migrate: false, refuses a database that lacks migrations, and opens a migrated one', async () => {
+    const file = path.join(dir, 'db.sqlite')
+    let error: unknown
+    try {
+      const opened = await openSwitchboard({ sqlite: file, migrate: false })
+      await opened.close()
+    } catch (e) {
+      error = e
+    }
+    expect(error, 'it opened an unmigrated database').to.be.instanceOf(Error)
+    expect((error as Error).message).to.match(/^switchboard: the database lacks \d+ migration\(s\) of this version .*migrate: true/)
+
+    await (await openSwitchboard({ sqlite: file })).close()
+    const { core, close } = await openSwitchboard({ sqlite: file, migrate: false })
+    try {
+      expect((await core.createOrganisation({ name: 'acme' })())._tag).to.equal('Right')
+    } finally {
+      await close()
+    }
+  })
+
   it("opens each store given on its own", async () => {
     for (const choice of [{ store: 'memory' }, { sqlite: ':memory:' }, { sqlite: path.join(dir, 'db', 'kept.sqlite') }] as const) {
       const { core, close } = await openSwitchboard(choice)
