@@ -9,9 +9,9 @@ const define = (base: Members, key: string, value: unknown): void => {
 
 /**
  * RFC 7396 JSON merge patch: objects merge key by key, `null` removes a key, `undefined` (which
- * JSON cannot hold) changes nothing, anything else (arrays included) replaces the target. Walked with a stack of its own rather than by recursion,
- * since a patch is a client's JSON and may nest as deep as its body allows (a 1 MiB body holds
- * 150,000 levels), far past the call stack.
+ * JSON cannot hold) changes nothing, anything else (arrays included) replaces the target. Walked
+ * with a stack of its own rather than by recursion, since a patch is a client's JSON and may nest
+ * as deep as its body allows (a 1 MiB body holds 150,000 levels), far past the call stack.
  */
 export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
   if (!isObject(patch)) return patch
