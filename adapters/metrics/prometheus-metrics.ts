@@ -13,8 +13,11 @@ export type WebhookOutcome = 'delivered' | 'retrying' | 'failed'
 export interface WebhookMetrics {
   /** One attempt finished: delivered (2xx), retrying (failed, another attempt is scheduled), failed (gave up). */
   readonly recordWebhookOutcome: (outcome: WebhookOutcome) => void
-  /** How many deliveries wait for an attempt (pending), as last counted. */
-  readonly setWebhookQueueDepth: (depth: number) => void
+  /**
+   * How many deliveries wait for an attempt (pending), as last counted; null when the count failed
+   * (the database cannot be reached), which takes the gauge away until a count succeeds.
+   */
+  readonly setWebhookQueueDepth: (depth: number | null) => void
 }
 
 /** One finished HTTP request. `route` is the route template (`/v1/actions/:id`), never the raw path. */
@@ -109,11 +112,16 @@ export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics =
     labelNames: ['outcome'] as const,
     registers: [registry],
   })
+  // Shown only while a worker of this process has a count, never a 0 or an old figure in its
+  // place: a process without a worker (WEBHOOK_WORKER=false) showed 0 whatever waited, and one
+  // whose database went away kept showing the last count for as long as the outage lasted.
+  const webhookQueueName = 'switchboard_webhook_queue_depth'
   const webhookQueue = new Gauge({
-    name: 'switchboard_webhook_queue_depth',
-    help: 'Webhook deliveries waiting for an attempt.',
-    registers: [registry],
+    name: webhookQueueName,
+    help: 'Webhook deliveries waiting for an attempt, as last counted by this process\'s worker; absent without a worker or a count.',
+    registers: [],
   })
+  let webhookQueueShown = false
   let readPool: () => PoolUse | null = () => null
   new Gauge({
     name: 'switchboard_db_pool_connections',
@@ -160,7 +168,13 @@ export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics =
     },
     countRefusal: (status) => requests.inc({ method: unparsedMethod, route: unmatchedRoute, status: String(status) }),
     recordWebhookOutcome: (outcome) => webhookOutcomes.inc({ outcome }),
-    setWebhookQueueDepth: (depth) => webhookQueue.set(Math.max(0, depth)),
+    setWebhookQueueDepth: (depth) => {
+      if (depth !== null) webhookQueue.set(Math.max(0, depth))
+      if ((depth !== null) === webhookQueueShown) return
+      webhookQueueShown = depth !== null
+      if (webhookQueueShown) registry.registerMetric(webhookQueue)
+      else registry.removeSingleMetric(webhookQueueName)
+    },
     watchPool: (read) => {
       readPool = read
     },

@@ -23,7 +23,8 @@ export interface WorkerObserver {
   readonly deferred?: (claim: ClaimedDelivery, receiver: string) => void
   readonly storeFailed?: (cause: string) => void
   readonly crashed?: (error: unknown) => void
-  readonly queueDepth?: (pending: number) => void
+  /** The pending deliveries as counted after a round; null when they could not be counted. */
+  readonly queueDepth?: (pending: number | null) => void
 }
 
 export interface WebhookWorkerOptions {
@@ -237,7 +238,7 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
 
   const measure = async (): Promise<void> => {
     const pending = await steps.countPending()()
-    if (E.isRight(pending)) observer.queueDepth?.(pending.right)
+    observer.queueDepth?.(E.isRight(pending) ? pending.right : null)
   }
 
   /** One round: start what waits, claim what is due, attempt what can start, and hold the rest. */
@@ -253,6 +254,8 @@ export const startWebhookWorker = (steps: WorkerSteps, observer: WorkerObserver,
     const claimed = await steps.claimDue(free)()
     if (E.isLeft(claimed)) {
       observer.storeFailed?.(claimed.left.cause)
+      // Nothing can be counted either: the last count is no longer known to hold.
+      observer.queueDepth?.(null)
       await pause(options.pollIntervalMs)
       return
     }

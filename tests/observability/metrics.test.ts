@@ -87,6 +87,7 @@ describe('GET /metrics (Prometheus, prom-client)', () => {
 
   it('shows webhook deliveries by outcome and the queue depth the worker reports', async () => {
     const before = await scrape()
+    expect(before, 'no queue depth before a worker has counted').not.to.match(/^switchboard_webhook_queue_depth /m)
     const delivered = sample(before, 'switchboard_webhook_deliveries_total{outcome="delivered"}') ?? NaN
     expect(delivered).to.be.at.least(0)
     h().service.metrics.recordWebhookOutcome('delivered')
@@ -97,6 +98,12 @@ describe('GET /metrics (Prometheus, prom-client)', () => {
     expect(sample(after, 'switchboard_webhook_deliveries_total{outcome="failed"}')).to.be.at.least(1)
     expect(sample(after, 'switchboard_webhook_deliveries_total{outcome="retrying"}')).to.be.at.least(0)
     expect(sample(after, 'switchboard_webhook_queue_depth')).to.equal(7)
+
+    // A count that failed (the database away) takes the gauge away rather than leave 7 standing.
+    h().service.metrics.setWebhookQueueDepth(null)
+    expect(await scrape()).not.to.match(/^switchboard_webhook_queue_depth /m)
+    h().service.metrics.setWebhookQueueDepth(3)
+    expect(sample(await scrape(), 'switchboard_webhook_queue_depth')).to.equal(3)
   })
 
   it('includes process metrics', async () => {

@@ -347,7 +347,7 @@ describe('webhook delivery to a real receiver', function () {
     await addAction({ url: receiver.url(), method: 'POST' })
     let calls = 0
     receiver.answer = () => ({ status: ++calls === 1 ? 500 : 200 })
-    const depths: number[] = []
+    const depths: Array<number | null> = []
     const worker = startWebhookWorker(
       workerStepsOver(world.store, { timeoutMs: 1_000, leaseMs: 5_000, policy: { firstDelayMs: 50, maxAttempts: 8, maxAgeMs: 60_000, maxRetryAfterMs: 60_000 } }),
       { queueDepth: (n) => depths.push(n) },

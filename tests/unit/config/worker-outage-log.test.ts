@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import * as TE from 'fp-ts/TaskEither'
+import { createPrometheusMetrics } from '../../../adapters/metrics/prometheus-metrics'
 import { createMemoryStore } from '../../../adapters/persistence/memory/memory-store'
 import { Store } from '../../../adapters/persistence/store'
 import { createLogger } from '../../../config/logger'
@@ -40,20 +41,26 @@ describe('the webhook worker in a database outage', () => {
     this.timeout(10_000)
     const { store, setDown } = storeThatGoesAway()
     const { logger, lines } = capturedLogger()
-    const worker = runWebhookWorker(store, { allowPrivateNetworks: true, pollIntervalMs: 10 }, logger)
+    const metrics = createPrometheusMetrics({ process: false })
+    const queueDepth = async () => /^switchboard_webhook_queue_depth (\d+)$/m.exec((await metrics.render()).text)?.[1] ?? 'absent'
+    const worker = runWebhookWorker(store, { allowPrivateNetworks: true, pollIntervalMs: 10 }, logger, metrics)
     try {
       await sleep(100)
+      expect(await queueDepth(), 'the queue depth counted').to.equal('0')
       setDown(true)
       // About a hundred polls fail.
       await sleep(1_000)
       const during = lines().filter((line) => line.component === 'webhook-worker' && (line.level as number) >= 40)
       expect(during.map((line) => line.msg), 'warnings during the outage').to.have.length(1)
       expect(during[0].cause).to.equal('connect ECONNREFUSED 127.0.0.1:5432')
+      // Not the last count standing for the whole outage.
+      expect(await queueDepth(), 'the queue depth during the outage').to.equal('absent')
       setDown(false)
       await sleep(200)
       const back = lines().filter((line) => /database can be used again/.test(String(line.msg)))
       expect(back, JSON.stringify(lines().slice(-3))).to.have.length(1)
       expect(back[0].level).to.equal(30)
+      expect(await queueDepth(), 'the queue depth once the database is back').to.equal('0')
     } finally {
       await worker.stop()
       await store.close()
