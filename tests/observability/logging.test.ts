@@ -24,6 +24,20 @@ const secrets = {
   phoneNumber: '+14155550199',
 }
 
+/** A service on an in-memory SQLite database whose info lines are kept, with an organisation and a token of it. */
+const loggedService = async (organisationName: string, subject?: string) => {
+  const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })
+  if (E.isLeft(loaded)) throw new Error(loaded.left.message)
+  const { logger, out } = loggerWith({ level: loaded.right.logLevel, pretty: false })
+  const service = await openService(loaded.right, { logger })
+  await service.migrate()
+  const organisation = await service.core.createOrganisation({ name: organisationName })()
+  if (E.isLeft(organisation)) throw new Error('organisation')
+  const issued = await service.core.createToken(organisation.right.id, subject === undefined ? {} : { subject })()
+  if (E.isLeft(issued)) throw new Error('token')
+  return { service, out, orgId: organisation.right.id, token: issued.right.secret }
+}
+
 describe('Logs (pino)', () => {
   describe('redaction', () => {
     const sensitive = {
@@ -77,18 +91,7 @@ describe('Logs (pino)', () => {
     let out: ReturnType<typeof captureLines>
 
     before(async () => {
-      const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })
-      if (E.isLeft(loaded)) throw new Error(loaded.left.message)
-      const made = loggerWith({ level: loaded.right.logLevel, pretty: false })
-      out = made.out
-      service = await openService(loaded.right, { logger: made.logger })
-      await service.migrate()
-      const organisation = await service.core.createOrganisation({ name: 'Logged' })()
-      if (E.isLeft(organisation)) throw new Error('organisation')
-      orgId = organisation.right.id
-      const issued = await service.core.createToken(orgId, { subject: 'ops@logged.example' })()
-      if (E.isLeft(issued)) throw new Error('token')
-      token = issued.right.secret
+      ;({ service, out, orgId, token } = await loggedService('Logged', 'ops@logged.example'))
       server = await new Promise<Server>((resolve) => {
         const s = service.app.listen(0, '127.0.0.1', () => resolve(s))
       })
@@ -150,18 +153,8 @@ describe('Logs (pino)', () => {
     let out: ReturnType<typeof captureLines>
 
     before(async () => {
-      const loaded = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info' })
-      if (E.isLeft(loaded)) throw new Error(loaded.left.message)
-      const made = loggerWith({ level: loaded.right.logLevel, pretty: false })
-      out = made.out
-      service = await openService(loaded.right, { logger: made.logger })
-      await service.migrate()
-      const organisation = await service.core.createOrganisation({ name: 'Bodies' })()
-      if (E.isLeft(organisation)) throw new Error('organisation')
-      const issued = await service.core.createToken(organisation.right.id, {})()
-      if (E.isLeft(issued)) throw new Error('token')
-      token = issued.right.secret
-      server = createHttpServer(service.app, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, logger: made.logger })
+      ;({ service, out, token } = await loggedService('Bodies'))
+      server = createHttpServer(service.app, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, logger: service.logger })
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
       port = (server.address() as AddressInfo).port
     })

@@ -1,7 +1,6 @@
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { Client } from 'pg'
 import { killAll, runNode, script } from '../cli/run-node'
 import { expectStatus } from '../http/expect-http'
 import { agentBody, minimalConversationBody } from '../support/http-fixtures'
@@ -47,13 +46,7 @@ if (postgresSuitesEnabled()) {
         if (connect !== null) on = connect[1]
         else if (line !== '' && !line.startsWith('--')) statement += `${line}\n`
         if (!statement.trimEnd().endsWith(';')) continue
-        const client = new Client({ connectionString: cluster.url(on) })
-        await client.connect()
-        try {
-          await client.query(statement)
-        } finally {
-          await client.end()
-        }
+        await adminQuery(cluster, on, statement)
         statement = ''
       }
       expect(statement, 'every statement ends with ;').to.equal('')
