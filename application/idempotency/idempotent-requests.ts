@@ -30,7 +30,17 @@ export type IdempotencyDecision =
   | { readonly _tag: 'Run'; readonly claim: IdempotencyClaim }
   | { readonly _tag: 'Replay'; readonly response: StoredResponse }
 
-export type ClaimError = IdempotencyKeyReused | IdempotencyInFlight | StoreUnavailable
+/**
+ * A claim the store failed to answer, which it may have written all the same: the insert
+ * committed and the read after it, or the answer, was lost. `mayHold` is that claim; letting it go
+ * once the store is back frees the key, where it stayed locked for the 60 s of a dead process.
+ * A StoreUnavailable still, to every caller that does not look further.
+ */
+export interface ClaimUnanswered extends StoreUnavailable {
+  readonly mayHold: IdempotencyClaim
+}
+
+export type ClaimError = IdempotencyKeyReused | IdempotencyInFlight | StoreUnavailable | ClaimUnanswered
 
 /**
  * Work a use case runs inside the transaction of its write, so that both commit or neither does:
@@ -80,14 +90,18 @@ export const claimIdempotencyKey =
         createdAt: now,
         expiresAt: addMillis(now, idempotencyKeyLifetimeMs),
       }
-      const run: IdempotencyDecision = { _tag: 'Run', claim: { orgId: actor.orgId, key, claimId: candidate.claimId } }
+      const claim: IdempotencyClaim = { orgId: actor.orgId, key, claimId: candidate.claimId }
+      const run: IdempotencyDecision = { _tag: 'Run', claim }
+      const unanswered = (failure: StoreUnavailable): ClaimUnanswered => ({ ...failure, mayHold: claim })
       const takeOver = (stale: IdempotencyRecord): TE.TaskEither<ClaimError, IdempotencyDecision> =>
         pipe(
           deps.idempotencyKeys.takeOver(stale, candidate),
+          TE.mapLeft(unanswered),
           chainW((taken) => (taken ? TE.right(run) : round + 1 < claimRounds ? attempt(round + 1) : TE.left(idempotencyInFlight))),
         )
       return pipe(
         deps.idempotencyKeys.claim(candidate),
+        TE.mapLeft(unanswered),
         chainW((outcome): TE.TaskEither<ClaimError, IdempotencyDecision> => {
           if (outcome.claimed) return TE.right(run)
           const existing = outcome.existing

@@ -1,8 +1,12 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
 import { request as httpRequest } from 'node:http'
 import { requestFingerprint } from '../../adapters/http/koa/idempotency'
+import { createMemoryStore } from '../../adapters/persistence/memory/memory-store'
+import { Store } from '../../adapters/persistence/store'
+import { storeUnavailable } from '../../domain/shared/errors'
 import { describeEachDatabase, HttpResponse, useServer } from '../support/http-harness'
-import { actionBody, agentBody, minimalConversationBody } from '../support/http-fixtures'
+import { actionBody, agentBody, minimalActionBody, minimalConversationBody } from '../support/http-fixtures'
 import { expectCreated, expectList, expectProblem, expectSingle, expectStatus } from './expect-http'
 
 let keys = 0
@@ -193,5 +197,33 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
       expectSingle(replaced, 200)
       expect(replaced.body.name).to.equal(`Put ${i}`)
     }
+  })
+})
+
+describe('HTTP: an Idempotency-Key whose claim the store wrote but did not answer for', () => {
+  // The claim's insert commits and its answer is lost (the connection drops before the read after it), once.
+  let lose = false
+  const lossyStore = (): Store => {
+    const store = createMemoryStore()
+    const keys = store.repositories.idempotencyKeys
+    const idempotencyKeys: typeof keys = {
+      ...keys,
+      claim: (candidate) => () =>
+        keys
+          .claim(candidate)()
+          .then((outcome) => (lose ? ((lose = false), E.left(storeUnavailable('connection lost after the insert'))) : outcome)),
+    }
+    return { ...store, repositories: { ...store.repositories, idempotencyKeys } }
+  }
+  const h = useServer({ store: lossyStore() })
+
+  it('is free for the retry at once, not held for the 60 s of a dead process', async () => {
+    const key = freshKey()
+    const post = () => h().a.post('/v1/actions', minimalActionBody(), { 'Idempotency-Key': key })
+    lose = true
+    expectProblem(await post(), 503, 'unavailable')
+    // Before, the claim the store wrote held the key: 409 idempotency_in_flight for 60 s.
+    expectStatus(await post(), 201)
+    expect(replayed(await post())).to.equal('true')
   })
 })

@@ -6,6 +6,7 @@ import { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { createHttpServer } from '../../adapters/http/koa/http-server'
+import { Store } from '../../adapters/persistence/store'
 import { loadConfig } from '../../config/env'
 import { openService, Service } from '../../config/container'
 import { checkExchange, forgetServer } from '../openapi/openapi-agreement'
@@ -82,6 +83,8 @@ export interface ServerOptions {
   /** A sqlite file to use (and keep) instead of a fresh temporary one; implies `file`. */
   readonly sqliteFile?: string
   readonly env?: Readonly<Record<string, string>>
+  /** A store to serve instead of the database (a memory store with a repository that fails, say). */
+  readonly store?: Store
 }
 
 const unwrap = async <A>(task: () => Promise<E.Either<unknown, A>>, what: string): Promise<A> => {
@@ -165,7 +168,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
     ...(options.env ?? {}),
   })
   if (E.isLeft(loaded)) throw new Error(`configuration refused: ${loaded.left.message}`)
-  const service = await openService(loaded.right, { logger: runLogger() })
+  const service = await openService(loaded.right, { logger: runLogger(), ...(options.store === undefined ? {} : { store: options.store }) })
   await service.migrate()
   // As config/main.ts makes it: the configured timeouts, and the parser's refusals as problems.
   const server: Server = createHttpServer(service.app, {

@@ -121,6 +121,8 @@ export const idempotentPost =
     const decision = await core.claimIdempotencyKey(callerOf(ctx), key, requestFingerprint(ctx.method, ctx.path, mediaTypeOf(ctx), body.right))()
     if (E.isLeft(decision)) {
       if (decision.left._tag === 'StoreUnavailable') ctx.state.storeFailure = decision.left.cause
+      // The store may have written the claim it failed to answer for: let it go once it is back.
+      if ('mayHold' in decision.left) unreleased.add(decision.left.mayHold)
       return renderProblem(ctx, problemOf(decision.left))
     }
     if (decision.right._tag === 'Replay') {

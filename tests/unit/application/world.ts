@@ -4,6 +4,7 @@ import { createMemoryStore } from '../../../adapters/persistence/memory/memory-s
 import { cryptoWebhookSecrets } from '../../../adapters/webhook/crypto-webhook-secrets'
 import { Store } from '../../../adapters/persistence/store'
 import { Core, createCore } from '../../../application/core'
+import { Repositories } from '../../../application/ports/unit-of-work'
 import { Actor } from '../../../domain/shared/audit'
 import {
   fakePhoneNumbers,
@@ -27,14 +28,17 @@ export interface World {
   readonly secrets: FakeTokenSecrets
 }
 
-/** A world of fakes in memory; `schemas` replaces the JSON Schema checker. */
-export const newWorld = (options: { readonly schemas?: JsonSchemaChecker } = {}): World => {
+/**
+ * A world of fakes in memory; `schemas` replaces the JSON Schema checker, and `repositories`
+ * changes what the core is given of the store's (a repository that fails, say).
+ */
+export const newWorld = (options: { readonly schemas?: JsonSchemaChecker; readonly repositories?: (store: Repositories) => Repositories } = {}): World => {
   const store = createMemoryStore()
   const clock = fixedClock()
   const ids = sequentialIds()
   const secrets = fakeTokenSecrets()
   const core = createCore({
-    repositories: store.repositories,
+    repositories: options.repositories?.(store.repositories) ?? store.repositories,
     unitOfWork: store.unitOfWork,
     clock,
     ids,

@@ -1,8 +1,10 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
 import * as TE from 'fp-ts/TaskEither'
 import { idempotencyKeyLifetimeMs, idempotencyLockMs, keepIdempotentAnswer } from '../../../../application/idempotency/idempotent-requests'
 import { StoredResponse } from '../../../../application/ports/idempotency-repository'
 import { Actor } from '../../../../domain/shared/audit'
+import { storeUnavailable } from '../../../../domain/shared/errors'
 import { runLeft, runRight } from '../helpers'
 import { actionBody, agentBody, conversationBody, newWorld, withTwoOrganisations, World } from '../world'
 
@@ -48,6 +50,31 @@ describe('idempotent requests', () => {
     if (first._tag !== 'Run') throw new Error('expected to run')
     await runRight(world.core.releaseIdempotencyKey(first.claim))
     expect((await runRight(claim(alice)))._tag).to.equal('Run')
+  })
+
+  it('names the claim a failed claim may have written, and letting that go frees the key', async () => {
+    // The insert commits and its answer is lost (the connection drops before the read after it).
+    let lose = true
+    const lossy = newWorld({
+      repositories: (repositories) => ({
+        ...repositories,
+        idempotencyKeys: {
+          ...repositories.idempotencyKeys,
+          claim: (candidate) => () =>
+            repositories.idempotencyKeys
+              .claim(candidate)()
+              .then((outcome) => (lose ? ((lose = false), E.left(storeUnavailable('connection lost after the insert'))) : outcome)),
+        },
+      }),
+    })
+    const { alice: caller } = await withTwoOrganisations(lossy)
+    const failed = await runLeft(lossy.core.claimIdempotencyKey(caller, 'key-1', 'request-1'))
+    expect(failed._tag).to.equal('StoreUnavailable')
+    if (!('mayHold' in failed)) throw new Error('the failure does not name the claim it may have written')
+    // The key is held by that claim, though no request runs with it.
+    expect(await runLeft(lossy.core.claimIdempotencyKey(caller, 'key-1', 'request-1'))).to.deep.equal({ _tag: 'IdempotencyInFlight' })
+    await runRight(lossy.core.releaseIdempotencyKey(failed.mayHold))
+    expect((await runRight(lossy.core.claimIdempotencyKey(caller, 'key-1', 'request-1')))._tag).to.equal('Run')
   })
 
   it('keeps keys apart per organisation', async () => {
