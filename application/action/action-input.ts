@@ -5,7 +5,7 @@ import * as t from 'io-ts'
 import { ActionEndpoint, ActionFields, httpMethods, invocationTriggers } from '../../domain/action/action'
 import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
-import { describedAs, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
+import { describedAs, fieldOf, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
 /**
@@ -131,7 +131,7 @@ const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unk
  * for an object within `maxSchemaNodes`, as the codec asks about no other. Never fails.
  */
 export const schemaCheckedAhead = (checker: JsonSchemaChecker, input: unknown, owner: string): TE.TaskEither<never, void> => {
-  const parameters = typeof input === 'object' && input !== null ? (input as { readonly parameters?: unknown }).parameters : undefined
+  const parameters = fieldOf(input, 'parameters')
   const prepare = checker.prepare
   const isObject = typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters)
   if (prepare === undefined || !isObject || holdsMoreThan(parameters, maxSchemaNodes)) return TE.right(undefined)

@@ -14,7 +14,7 @@ import {
 } from '../../domain/conversation/conversation'
 import { ValidationFailed, validationFailed } from '../../domain/shared/errors'
 import { Timestamp } from '../../domain/shared/time'
-import { arrayOf, boolean, dateTime, integer, oneOf, orNull, strictObject, text } from '../shared/codecs'
+import { arrayOf, boolean, dateTime, fieldOf, integer, oneOf, orNull, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
 /**
@@ -92,8 +92,7 @@ const decodeContent = decodeWith(conversationContentCodec)
 
 /** `input[key]` when it is a valid date-time, else null. */
 const dateTimeIn = (input: unknown, key: string): Timestamp | null => {
-  if (typeof input !== 'object' || input === null) return null
-  const decoded = dateTime.decode((input as Record<string, unknown>)[key])
+  const decoded = dateTime.decode(fieldOf(input, key))
   return E.isRight(decoded) ? decoded.right : null
 }
 

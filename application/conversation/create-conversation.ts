@@ -12,6 +12,7 @@ import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
 import { PhoneNumbers } from '../ports/phone-numbers'
 import { UnitOfWork } from '../ports/unit-of-work'
+import { fieldOf } from '../shared/codecs'
 import { chainW } from '../shared/task-either'
 import { enqueueConversationWebhooks, eventsOfCreation } from '../webhook/enqueue-conversation-webhooks'
 import { decodeConversationFields } from './conversation-input'
@@ -30,7 +31,7 @@ const agentKnown = (agents: AiAgentRepository, orgId: string, agentId: string): 
  * so that a reference to nothing is named with the other violations (CONTRACT.md §2).
  */
 const refused = (agents: AiAgentRepository, orgId: string, input: unknown, failed: ValidationFailed): TE.TaskEither<CreateConversationError, never> => {
-  const agentId = typeof input === 'object' && input !== null ? (input as { readonly agentId?: unknown }).agentId : undefined
+  const agentId = fieldOf(input, 'agentId')
   if (typeof agentId !== 'string' || failed.violations.some((v) => v.path === unknownAgent.path)) return TE.left(failed)
   return pipe(
     // Read outside a transaction: a refused body writes nothing, and takes no turn of the writers.

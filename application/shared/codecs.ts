@@ -324,6 +324,13 @@ export const arrayOf = <A, O>(
  */
 const ownValue = (u: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(u, key) ? u[key] : undefined)
 
+/**
+ * A body's own field `key`, read before (or beside) decoding it: undefined when the body is no
+ * object or does not hold the field itself, as `strictObject` reads it.
+ */
+export const fieldOf = (input: unknown, key: string): unknown =>
+  typeof input === 'object' && input !== null && !Array.isArray(input) ? ownValue(input as Record<string, unknown>, key) : undefined
+
 type Required<P extends t.Props> = { [K in keyof P]: t.TypeOf<P[K]> }
 type Optional<P extends t.Props> = { [K in keyof P]?: t.TypeOf<P[K]> | null }
 

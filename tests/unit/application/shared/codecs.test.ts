@@ -6,6 +6,7 @@ import {
   arrayOf,
   boolean,
   dateTime,
+  fieldOf,
   httpUrl,
   integer,
   jsonObject,
@@ -391,6 +392,13 @@ describe('codecs', () => {
     it("takes no field from an embedding program's prototype chain (`__proto__` in a literal)", () => {
       expect(violations(decode(codec, { __proto__: { name: 'a' } }))).to.deep.equal([{ path: '/name', message: 'is required' }])
       expect(right(decode(codec, Object.assign(Object.create(null), { name: 'a' })))).to.deep.equal({ name: 'a' })
+    })
+
+    it('fieldOf, which the use cases read a body with before decoding it, reads as strictObject does', () => {
+      expect(fieldOf({ agentId: 'a' }, 'agentId')).to.equal('a')
+      expect(fieldOf({ __proto__: { agentId: 'a' } }, 'agentId')).to.equal(undefined)
+      expect(fieldOf(Object.assign(Object.create(null), { agentId: 'a' }), 'agentId')).to.equal('a')
+      for (const notObject of [null, undefined, 'agentId', 7, ['a']]) expect(fieldOf(notObject, 'agentId'), String(notObject)).to.equal(undefined)
     })
   })
 
