@@ -34,6 +34,8 @@ export interface AppConfig {
   readonly httpHeadersTimeoutMs: number
   /** Longest a client may take to send a whole request, body included; at least httpHeadersTimeoutMs. */
   readonly httpRequestTimeoutMs: number
+  /** How long requests in flight get to finish after SIGTERM or SIGINT before the process exits anyway. */
+  readonly shutdownGraceMs: number
 }
 
 export interface ConfigProblem {
@@ -135,6 +137,12 @@ export const environmentVariables = [
     meaning: 'Longest a client may take to send a whole request, body included; then it is answered 408 and the connection closed.',
     mustBe: 'an integer from 100 to 3600000',
   },
+  {
+    name: 'SHUTDOWN_GRACE_MS',
+    default: '10000',
+    meaning: 'How long requests in flight get to finish after SIGTERM or SIGINT; then the process logs each request it cuts short and exits 1. Keep it under the orchestrator\'s own grace (30 s on Kubernetes).',
+    mustBe: 'an integer from 1000 to 600000',
+  },
 ] as const satisfies ReadonlyArray<EnvironmentVariable>
 
 type VariableName = (typeof environmentVariables)[number]['name']
@@ -212,6 +220,7 @@ const environment = t.type({
   TRUST_PROXY: fromEnv('TRUST_PROXY', oneOf(['true', 'false'] as const)),
   HTTP_HEADERS_TIMEOUT_MS: fromEnv('HTTP_HEADERS_TIMEOUT_MS', integerIn(100, 600_000)),
   HTTP_REQUEST_TIMEOUT_MS: fromEnv('HTTP_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)),
+  SHUTDOWN_GRACE_MS: fromEnv('SHUTDOWN_GRACE_MS', integerIn(1000, 600_000)),
 })
 
 const configError = (errors: t.Errors): ConfigError => {
@@ -252,6 +261,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<ConfigError, AppCon
       trustProxy: v.TRUST_PROXY === 'true',
       httpHeadersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
       httpRequestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
+      shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     })),
     E.chain(timeoutsInOrder),
   )

@@ -10,9 +10,6 @@ import { loadConfig } from './env'
 const badSetup = 2
 const crashed = 1
 
-/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
-const shutdownGraceMs = 10_000
-
 const fail = (code: number, message: string): never => {
   process.stderr.write(`switchboard: ${message.replace(/\s+/g, ' ').trim()}\n`)
   process.exit(code)
@@ -48,11 +45,15 @@ const listen = (server: Server, port: number, host: string): Promise<AddressInfo
     })
   })
 
+/** Where a request goes, without its query string (which may carry filter values, never logged). */
+const pathOf = (url: string | undefined): string => (url ?? '').split('?')[0]
+
 /**
  * Stops accepting connections, lets in-flight requests finish (answered with `Connection: close`),
- * then releases the database. A second signal, or the grace period running out, exits at once.
+ * then releases the database. A second signal, or the grace period (`SHUTDOWN_GRACE_MS`) running
+ * out, exits at once.
  */
-const shutdownOn = (server: Server, service: Service): void => {
+const shutdownOn = (server: Server, service: Service, graceMs: number): void => {
   let stopping = false
   const unanswered = new Set<ServerResponse>()
   server.on('request', (_request, response: ServerResponse) => {
@@ -63,11 +64,24 @@ const shutdownOn = (server: Server, service: Service): void => {
       if (stopping) server.closeIdleConnections()
     })
   })
+  // A request cut short never reaches the request log line (app.ts), which is written once it is
+  // answered: without a line of its own, its client's error had nothing to match in the log.
+  const cutShort = (signal: NodeJS.Signals): never => {
+    for (const response of unanswered) {
+      const requestId = response.getHeader('X-Request-Id')
+      service.logger.warn(
+        { requestId: typeof requestId === 'string' ? requestId : null, method: response.req.method, path: pathOf(response.req.url), signal },
+        'request cut short by the shutdown',
+      )
+    }
+    const waitingFor = unanswered.size > 0 ? `${unanswered.size} request(s) still running` : 'still stopping (the webhook worker or the database)'
+    return fail(crashed, `${waitingFor} ${graceMs} ms after ${signal}: exiting`)
+  }
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) fail(crashed, `${signal} again: exiting without waiting`)
     stopping = true
-    service.logger.info({ signal }, 'shutting down')
-    setTimeout(() => fail(crashed, `requests still running ${shutdownGraceMs / 1000} s after ${signal}: exiting`), shutdownGraceMs).unref()
+    service.logger.info({ signal, graceMs }, 'shutting down')
+    setTimeout(() => cutShort(signal), graceMs).unref()
     // The webhook worker stops claiming now, and its grace for attempts in flight (5 s) runs beside
     // the requests' drain, not after it: stopped after, it went on starting attempts during a 7 s
     // drain and then waited for one, past the limit above, so the process exited 1 though every
@@ -144,7 +158,7 @@ const main = async (): Promise<void> => {
     process.stdout.write(`organisation: ${organisation.id} (${organisation.name})\n`)
     process.stdout.write(`token: ${issued.secret}\n`)
   }
-  shutdownOn(server, service)
+  shutdownOn(server, service, config.shutdownGraceMs)
   process.stdout.write(`listening: http://${urlHost(config.host)}:${address.port}\n`)
   service.logger.info({ host: config.host, port: address.port, database: config.database }, 'listening')
   // Stopped by service.close() on shutdown, before the database is released.

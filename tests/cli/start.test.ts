@@ -99,6 +99,36 @@ describe('npm start (node dist/config/main.js)', function () {
     keepAlive.destroy()
   })
 
+  it('cuts a request still running at the end of SHUTDOWN_GRACE_MS short: a log line with its request id, exit code 1', async () => {
+    const env = { PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'cut.sqlite')}`, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' }
+    const service = startService(env)
+    children.push(service.child)
+    const token = await service.line('token: ')
+    const base = await service.line('listening: ')
+    // A body that never arrives in full: the request is held until the grace runs out.
+    const request = http.request(`${base}/v1/actions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': 100, 'X-Request-Id': 'held-by-its-body' },
+    })
+    const ended = new Promise<string>((resolve) => {
+      request.on('response', () => resolve('answered'))
+      request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    })
+    request.write('{"name":')
+    await setTimeout(200)
+    service.child.kill('SIGTERM')
+    expect(await service.exited).to.equal(1)
+    expect(await ended).to.equal('ECONNRESET')
+    const cut = service
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('cut short'))
+      .map((line) => JSON.parse(line))
+    expect(cut).to.have.length(1)
+    expect(cut[0]).to.include({ requestId: 'held-by-its-body', method: 'POST', path: '/v1/actions', signal: 'SIGTERM', msg: 'request cut short by the shutdown' })
+    expect(service.stderr()).to.contain('1 request(s) still running 1000 ms after SIGTERM: exiting')
+  })
+
   it('goes on serving when the reader of its stdout goes away, and still stops on SIGTERM', async () => {
     // As `npm start | head -3` leaves it: every line it prints from then on meets a closed pipe.
     const port = await freePort()

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       httpHeadersTimeoutMs: 10000,
       httpRequestTimeoutMs: 30000,
+      shutdownGraceMs: 10000,
     })
   })
 
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
         TRUST_PROXY: 'true',
         HTTP_HEADERS_TIMEOUT_MS: '2000',
         HTTP_REQUEST_TIMEOUT_MS: '4000',
+        SHUTDOWN_GRACE_MS: '25000',
       }),
     ).to.deep.equal({
       host: '0.0.0.0',
@@ -80,6 +82,7 @@ describe('loadConfig', () => {
       trustProxy: true,
       httpHeadersTimeoutMs: 2000,
       httpRequestTimeoutMs: 4000,
+      shutdownGraceMs: 25000,
     })
   })
 
@@ -118,6 +121,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1'],
     ['WEBHOOK_WORKER', 'no'],
     ['DB_PREPARED_STATEMENTS', 'off'],
+    ['SHUTDOWN_GRACE_MS', '999'],
+    ['SHUTDOWN_GRACE_MS', '600001'],
   ]
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value}, naming ${name} and what it must be, in one line`, () => {
@@ -156,6 +161,7 @@ describe('loadConfig', () => {
       'TRUST_PROXY',
       'HTTP_HEADERS_TIMEOUT_MS',
       'HTTP_REQUEST_TIMEOUT_MS',
+      'SHUTDOWN_GRACE_MS',
     ])
     const defaults = Object.fromEntries(environmentVariables.map((v) => [v.name, v.default]))
     expect(config(defaults)).to.deep.equal(config({}))
