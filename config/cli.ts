@@ -362,17 +362,20 @@ const findCommand = (argv: ReadonlyArray<string>): { command: Command; rest: str
 }
 
 const parseCommandLine = (command: Command, rest: string[]): { values: Values; positionals: string[] } => {
+  const options = { ...command.options, ...commonOptions }
+  const parse = () => parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true })
+  let parsed: ReturnType<typeof parse>
   try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      options: { ...command.options, ...commonOptions },
-      allowPositionals: true,
-      strict: true,
-    })
-    return { values: values as Values, positionals }
+    parsed = parse()
   } catch (error) {
     throw usageError(`${nameOf(command)}: ${messageOf(error)}`, nameOf(command))
   }
+  // parseArgs keeps the last of a repeated option: `--name A --name B` made an organisation named
+  // B without a word, where the caller meant one of the two.
+  const given = parsed.tokens.flatMap((token) => (token.kind === 'option' && options[token.name]?.type === 'string' ? [token.name] : []))
+  const repeated = given.find((name, i) => given.indexOf(name) !== i)
+  if (repeated !== undefined) throw usageError(`${nameOf(command)}: option --${repeated} is given more than once`, nameOf(command))
+  return { values: parsed.values as Values, positionals: parsed.positionals }
 }
 
 /** One line: drivers put require stacks and install hints over several lines of their messages. */

@@ -136,6 +136,8 @@ describe('CLI (node dist/config/cli.js)', function () {
       ['a flag without its value', ['token', 'list', '--org'], /--org/],
       ['a missing argument', ['token', 'revoke'], /TOKEN_ID/],
       ['an extra argument', ['org', 'list', 'extra'], /extra/],
+      ['an option given twice', ['org', 'create', '--name', 'Acme', '--name', 'Acme Two', '--json'], /--name is given more than once/],
+      ['an option given twice, once with =', ['token', 'create', '--org', 'org.a', '--org=org.b'], /--org is given more than once/],
       ['no command at all', [], /Usage/],
     ]
     for (const [what, args, message] of cases) {
