@@ -15,7 +15,7 @@ import { listConversations } from './conversation/list-conversations'
 import { patchConversation } from './conversation/patch-conversation'
 import { claimIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey } from './idempotency/idempotent-requests'
 import { authenticate } from './organisation/authenticate'
-import { bootstrap, createOrganisation, createToken, listOrganisations, listTokens, revokeToken } from './organisation/organisations'
+import { bootstrap, createOrganisation, createToken, getOrganisation, listOrganisations, listTokens, revokeToken } from './organisation/organisations'
 import { Clock } from './ports/clock'
 import { IdGenerator } from './ports/id-generator'
 import { JsonSchemaChecker } from './ports/json-schema-checker'
@@ -69,6 +69,7 @@ export const createCore = (ports: CorePorts) => {
     listProspectConversations: listProspectConversations({ prospects, conversations }),
     authenticate: authenticate({ tokens, secrets }),
     createOrganisation: createOrganisation({ organisations, clock, ids }),
+    getOrganisation: getOrganisation({ organisations }),
     listOrganisations: listOrganisations({ organisations }),
     createToken: createToken({ organisations, tokens, clock, ids, secrets }),
     listTokens: listTokens({ organisations, tokens }),

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either'
 import type { Knex } from 'knex'
 import { openKnexStore } from '../adapters/persistence/knex/knex-store'
 import { migrateToLatest, pendingMigrations } from '../adapters/persistence/knex/migrator'
-import type { Core } from '../application/core'
+import { CheckedCore, withCheckedActors } from '../application/checked-actors'
 import { createMemoryStore, openService } from './container'
 import { loadConfig, LogLevel } from './env'
 
@@ -42,8 +42,12 @@ export interface SwitchboardOptions {
 }
 
 export interface Switchboard {
-  /** Every use case: createAction, updateAiAgent, createConversation, … (application/core.ts). */
-  readonly core: Core
+  /**
+   * Every use case: createAction, updateAiAgent, createConversation, … (application/core.ts). The
+   * actor each takes first is checked: its organisation must exist (else NotFound organisation),
+   * its subject be null or 1–512 characters (else ValidationFailed at /actor/subject).
+   */
+  readonly core: CheckedCore
   /** Applies pending migrations; the names applied. Done by `openSwitchboard` unless `migrate: false`. */
   readonly migrate: () => Promise<string[]>
   /** Releases the database (not a Knex instance the caller gave); safe to call twice. */
@@ -103,10 +107,11 @@ export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions):
     await service.close().catch(() => undefined)
     throw error
   }
-  return { core: service.core, migrate, close: service.close }
+  return { core: withCheckedActors(service.core), migrate, close: service.close }
 }
 
 export type { Core, CorePorts } from '../application/core'
+export type { ActorRefused, CheckedCore } from '../application/checked-actors'
 export { createCore } from '../application/core'
 export type { Caller } from '../application/organisation/authenticate'
 /** The If-Match that updateAction, updateAiAgent, patchConversation, deleteAction and deleteAiAgent take. */

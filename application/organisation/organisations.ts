@@ -48,6 +48,14 @@ export const createOrganisation =
       ),
     )
 
+export const getOrganisation =
+  (deps: { organisations: OrganisationRepository }) =>
+  (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, Organisation> =>
+    pipe(
+      isIdOf('organisation', orgId) ? deps.organisations.findById(orgId) : TE.right(O.none),
+      chainW(TE.fromOption(() => notFound('organisation', orgId))),
+    )
+
 export const listOrganisations =
   (deps: { organisations: OrganisationRepository }) => (): TE.TaskEither<StoreUnavailable, ReadonlyArray<Organisation>> =>
     deps.organisations.list()
@@ -74,8 +82,7 @@ export const createToken =
   (deps: { organisations: OrganisationRepository; tokens: TokenRepository; clock: Clock; ids: IdGenerator; secrets: TokenSecrets }) =>
   (orgId: string, input: unknown): TE.TaskEither<NotFound | ValidationFailed | StoreUnavailable, IssuedToken> =>
     pipe(
-      isIdOf('organisation', orgId) ? deps.organisations.findById(orgId) : TE.right(O.none),
-      chainW(TE.fromOption(() => notFound('organisation', orgId))),
+      getOrganisation(deps)(orgId),
       chainEitherKW(() => tokenInput(input)),
       TE.map(({ subject, name }) => issue(deps, orgId, subject ?? null, name ?? null)),
       chainFirstW((issued) => deps.tokens.insert(issued.token)),
@@ -85,8 +92,7 @@ export const listTokens =
   (deps: { organisations: OrganisationRepository; tokens: TokenRepository }) =>
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, ReadonlyArray<ApiToken>> =>
     pipe(
-      isIdOf('organisation', orgId) ? deps.organisations.findById(orgId) : TE.right(O.none),
-      chainW(TE.fromOption(() => notFound('organisation', orgId))),
+      getOrganisation(deps)(orgId),
       chainW(() => deps.tokens.listByOrganisation(orgId)),
     )
 

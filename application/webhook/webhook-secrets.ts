@@ -1,10 +1,10 @@
 import { pipe } from 'fp-ts/function'
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
-import { NotFound, notFound, StoreUnavailable } from '../../domain/shared/errors'
-import { isIdOf } from '../../domain/shared/ids'
+import { NotFound, StoreUnavailable } from '../../domain/shared/errors'
 import { newWebhookSecret, rotatedSecret, WebhookSecret } from '../../domain/webhook/webhook-secret'
 import { Clock } from '../ports/clock'
+import { getOrganisation } from '../organisation/organisations'
 import { OrganisationRepository } from '../ports/organisation-repository'
 import { UnitOfWork } from '../ports/unit-of-work'
 import { WebhookSecretGenerator, WebhookSecretRepository } from '../ports/webhook-secret-repository'
@@ -32,19 +32,12 @@ export const secretsOf = (deps: SecretDeps, orgId: string, options: { readonly l
     ),
   )
 
-const existingOrganisation = (organisations: OrganisationRepository, orgId: string): TE.TaskEither<NotFound | StoreUnavailable, void> =>
-  pipe(
-    isIdOf('organisation', orgId) ? organisations.findById(orgId) : TE.right(O.none),
-    chainW(TE.fromOption(() => notFound('organisation', orgId))),
-    TE.map(() => undefined),
-  )
-
 /** The organisation's current signing secret, made now when it has none yet. */
 export const showWebhookSecret =
   (deps: SecretDeps & { readonly organisations: OrganisationRepository }) =>
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, WebhookSecret> =>
     pipe(
-      existingOrganisation(deps.organisations, orgId),
+      getOrganisation(deps)(orgId),
       chainW(() => secretsOf(deps, orgId)),
     )
 
@@ -63,7 +56,7 @@ export const rotateWebhookSecret =
   (deps: SecretDeps & { readonly organisations: OrganisationRepository; readonly uow: UnitOfWork }) =>
   (orgId: string): TE.TaskEither<NotFound | StoreUnavailable, WebhookSecret> =>
     pipe(
-      existingOrganisation(deps.organisations, orgId),
+      getOrganisation(deps)(orgId),
       chainW(() =>
         retryOnConflict(() =>
           deps.uow.run((repositories) => {

@@ -1,8 +1,10 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
-import { openSwitchboard, StoreChoice } from '../../../config/embed'
+import { actorFirstUseCases } from '../../../application/checked-actors'
+import { Actor, openSwitchboard, StoreChoice, Switchboard } from '../../../config/embed'
 
 describe('openSwitchboard', () => {
   let dir: string
@@ -76,5 +78,73 @@ describe('openSwitchboard', () => {
         await close()
       }
     }
+  })
+})
+
+describe('openSwitchboard: the actor a program names', () => {
+  let opened: Switchboard
+  let orgId: string
+
+  beforeEach(async () => {
+    opened = await openSwitchboard({ store: 'memory' })
+    const org = await opened.core.createOrganisation({ name: 'acme' })()
+    if (E.isLeft(org)) throw new Error('no organisation')
+    orgId = org.right.id
+  })
+
+  afterEach(() => opened.close())
+
+  const action = { name: 'lookup', parameters: null, endpoint: null, invocationTrigger: null }
+
+  it('acts for an organisation that exists, with a subject or none', async () => {
+    const made = await opened.core.createAction({ orgId, subject: 'importer' }, action)()
+    expect(E.isRight(made) && made.right.createdBy).to.equal('importer')
+    const page = await opened.core.listActions({ orgId, subject: null })()
+    expect(E.isRight(page) && page.right.items.length).to.equal(1)
+  })
+
+  it('refuses an organisation that does not exist as NotFound, writing nothing', async () => {
+    for (const missing of ['org.doesNotExist', 'not-an-id']) {
+      const made = await opened.core.createAction({ orgId: missing, subject: null }, action)()
+      expect(made).to.deep.equal(E.left({ _tag: 'NotFound', entity: 'organisation', id: missing }))
+    }
+    const listed = await opened.core.listActions({ orgId: 'org.doesNotExist', subject: null })()
+    expect(E.isLeft(listed) && listed.left._tag).to.equal('NotFound')
+    const page = await opened.core.listActions({ orgId, subject: null })()
+    expect(E.isRight(page) && page.right.items).to.deep.equal([])
+  })
+
+  it('refuses a subject a token could not have (empty, over 512 characters) as ValidationFailed at /actor/subject', async () => {
+    for (const subject of ['', 'x'.repeat(513)]) {
+      const made = await opened.core.createAction({ orgId, subject }, action)()
+      expect(E.isLeft(made) && made.left).to.deep.equal({ _tag: 'ValidationFailed', violations: [{ path: '/actor/subject', message: 'must be null or a string of 1 to 512 characters' }] })
+    }
+    expect((await opened.core.createAction({ orgId, subject: '😀'.repeat(512) }, action)())._tag).to.equal('Right')
+  })
+
+  it('refuses what is not an actor at all, without throwing', async () => {
+    for (const actor of [null, 'org.x', { subject: 'x' }]) {
+      const made = await opened.core.createAction(actor as unknown as Actor, action)()
+      expect(E.isLeft(made) && made.left).to.deep.equal({ _tag: 'ValidationFailed', violations: [{ path: '/actor', message: 'must be an object { orgId, subject }' }] })
+    }
+  })
+
+  it('checks the actor of every use case that takes one first, and of no other', () => {
+    const organisationLevel = [
+      'authenticate',
+      'createOrganisation',
+      'getOrganisation',
+      'listOrganisations',
+      'createToken',
+      'listTokens',
+      'revokeToken',
+      'bootstrap',
+      'releaseIdempotencyKey',
+      'purgeExpiredIdempotencyKeys',
+      'showWebhookSecret',
+      'rotateWebhookSecret',
+    ]
+    // A new use case must be sorted into one list or the other.
+    expect([...actorFirstUseCases, ...organisationLevel].sort()).to.deep.equal(Object.keys(opened.core).sort())
   })
 })
