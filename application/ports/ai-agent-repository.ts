@@ -26,8 +26,12 @@ export interface AiAgentRepository {
    * was none, or, given `expectedVersion`, when its stored version is another one.
    */
   readonly remove: (orgId: string, id: string, expectedVersion?: number) => TE.TaskEither<StoreUnavailable, boolean>
-  /** Links an action to an agent; linking twice is the same as once. Both must exist. */
-  readonly link: (orgId: string, agentId: string, actionId: string, at: Timestamp) => TE.TaskEither<StoreUnavailable, void>
+  /**
+   * Links an action to an agent; linking twice is the same as once. Both must exist. Given
+   * `most`, false, and nothing linked, when the agent already links that many other actions; two
+   * links made at once cannot both pass that count.
+   */
+  readonly link: (orgId: string, agentId: string, actionId: string, at: Timestamp, most?: number) => TE.TaskEither<StoreUnavailable, boolean>
   /** Removes a link; false when there was none. */
   readonly unlink: (orgId: string, agentId: string, actionId: string) => TE.TaskEither<StoreUnavailable, boolean>
 }

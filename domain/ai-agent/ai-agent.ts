@@ -1,6 +1,14 @@
 import { Audited } from '../shared/audit'
 import { JsonObject } from '../shared/json'
 
+/**
+ * The most actions one agent may link. Every conversation of the agent writes one webhook delivery
+ * per linked webhook action, in its own transaction: unbounded, an agent with thousands of links
+ * made each of its conversations hold the database's writer for seconds (about 60 µs a delivery on
+ * SQLite), for every organisation.
+ */
+export const maxLinkedActions = 100
+
 export const agentStatuses = ['active', 'inactive'] as const
 export type AgentStatus = (typeof agentStatuses)[number]
 

@@ -1,4 +1,8 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { setTimeout } from 'node:timers/promises'
 import { AiAgent } from '../../domain/ai-agent/ai-agent'
 import { aConversation, anAction, anAiAgent, at, orgA, orgB } from '../support/builders'
 import { everything, firstPageOf, forEachStore, found, freshStorePerTest, MakeStore, right } from './contract-kit'
@@ -89,6 +93,47 @@ export const aiAgentRepositoryContract = (makeStore: MakeStore): void => {
       await right(agents().unlink(orgA, 'aia.g1', 'act.a1'))
       await right(agents().link(orgA, 'aia.g1', 'act.a1', at(52)))
       expect(await linkedIds(orgA, 'aia.g1')).to.deep.equal(['act.a1'])
+    })
+
+    it('given most, links up to that many, then refuses another but never one already linked', async () => {
+      await right(actions().insert(anAction({ id: 'act.a3', createdAt: at(12) })))
+      expect(await right(agents().link(orgA, 'aia.g1', 'act.a1', at(50), 2))).to.equal(true)
+      expect(await right(agents().link(orgA, 'aia.g1', 'act.a2', at(51), 2))).to.equal(true)
+      expect(await right(agents().link(orgA, 'aia.g1', 'act.a3', at(52), 2))).to.equal(false)
+      expect(await right(agents().link(orgA, 'aia.g1', 'act.a1', at(53), 2))).to.equal(true)
+      expect(await linkedIds(orgA, 'aia.g1')).to.deep.equal(['act.a1', 'act.a2'])
+      // The count is the agent's own: another agent links the same actions freely.
+      await right(agents().insert(anAiAgent({ id: 'aia.g2' })))
+      expect(await right(agents().link(orgA, 'aia.g2', 'act.a3', at(54), 1))).to.equal(true)
+    })
+
+    it('lets one of two links made at once take the last place, not both', async () => {
+      await right(actions().insert(anAction({ id: 'act.a3', createdAt: at(12) })))
+      await right(agents().link(orgA, 'aia.g1', 'act.a1', at(50)))
+      // The first link's transaction stays open, its link written, while the second one runs: on
+      // PostgreSQL the second must wait for it rather than count the links it cannot see yet.
+      let linkedFirst!: () => void
+      const firstHasLinked = new Promise<void>((resolve) => (linkedFirst = resolve))
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const first = right(
+        store().unitOfWork.run((repositories) =>
+          pipe(
+            repositories.agents.link(orgA, 'aia.g1', 'act.a2', at(60), 2),
+            TE.chainFirst(() => async () => {
+              linkedFirst()
+              await released
+              return E.right(undefined)
+            }),
+          ),
+        ),
+      )
+      await firstHasLinked
+      const second = right(store().unitOfWork.run((repositories) => repositories.agents.link(orgA, 'aia.g1', 'act.a3', at(61), 2)))
+      await setTimeout(50)
+      release()
+      expect(await Promise.all([first, second])).to.deep.equal([true, false])
+      expect(await linkedIds(orgA, 'aia.g1')).to.deep.equal(['act.a1', 'act.a2'])
     })
 
     it('stores nothing when the agent or the action does not exist', async () => {

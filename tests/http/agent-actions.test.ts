@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import { maxLinkedActions } from '../../domain/ai-agent/ai-agent'
 import { describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, actionKeys, agentBody } from '../support/http-fixtures'
 import { expectList, expectNoContent, expectProblem, expectRecord, expectStatus, ids, sortedBy } from './expect-http'
@@ -76,6 +77,20 @@ describeEachDatabase('HTTP: an agent\'s actions (links)', (database) => {
     it('404 for a deleted action', async () => {
       expectStatus(await h().a.delete(`/v1/actions/${actionIds[2]}`), 204)
       expectProblem(await link(actionIds[2]), 404, 'not_found')
+    })
+
+    it(`422 for one link more than the ${maxLinkedActions} an agent may have, naming the limit; an existing link is still 204`, async () => {
+      for (let i = actionIds.length; i < maxLinkedActions + 1; i++) actionIds.push((await h().a.post('/v1/actions', actionBody({ name: `Action ${i}` }))).body.id)
+      for (const id of actionIds.slice(0, maxLinkedActions)) expectNoContent(await link(id))
+      const refused = await link(actionIds[maxLinkedActions])
+      expectProblem(refused, 422, 'validation_failed')
+      expect(refused.body.errors).to.deep.equal([{ path: '', message: `the agent already links ${maxLinkedActions} actions, the most one agent may; unlink one first` }])
+      expectNoContent(await link(actionIds[0]))
+      expectNoContent(await unlink(actionIds[0]))
+      expectNoContent(await link(actionIds[maxLinkedActions]))
+      const listed = expectList(await h().a.get(`/v1/ai-agents/${agentId}/actions?limit=500`))
+      expect(listed).to.have.length(maxLinkedActions)
+      expect(ids(listed)).to.include(actionIds[maxLinkedActions]).and.not.include(actionIds[0])
     })
 
     it('linking does not change the agent or the action', async () => {

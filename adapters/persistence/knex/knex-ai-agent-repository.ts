@@ -46,20 +46,29 @@ export const knexAiAgentRepository = (db: Knex): AiAgentRepository => ({
       const removed = await changesOf(db('ai_agents').where(key).del())
       return removed > 0
     }),
-  link: (orgId, agentId, actionId, at) =>
+  link: (orgId, agentId, actionId, at, most = Infinity) =>
     attempt(async () => {
       // A link row only for two ends of this organisation: the primary key (agent_id, action_id)
-      // knows no organisation, so a stray row would block the rightful link. Both ends are read
-      // FOR KEY SHARE (PostgreSQL; SQLite has one writer and writes no lock), as the foreign keys
-      // would lock them: a DELETE of either waits for this transaction and removes the link with
-      // its end, and one that came first leaves nothing to find. Unlocked, an end deleted between
-      // this read and the insert failed the foreign key, and the link answered 503.
-      const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id').forKeyShare())
+      // knows no organisation, so a stray row would block the rightful link. The action is read
+      // FOR KEY SHARE (PostgreSQL; SQLite has one writer and writes no lock), as the foreign key
+      // would lock it: a DELETE of it waits for this transaction and removes the link with it, and
+      // one that came first leaves nothing to find. Unlocked, an end deleted between this read
+      // and the insert failed the foreign key, and the link answered 503. The agent is read FOR
+      // NO KEY UPDATE, which does that as well and also makes two links to one agent take turns,
+      // so that both cannot count the same links and pass the limit together.
+      const agent: unknown = await firstRow(db('ai_agents').where({ org_id: orgId, id: agentId }).select('id').forNoKeyUpdate())
       const action: unknown = await firstRow(db('actions').where({ org_id: orgId, id: actionId }).select('id').forKeyShare())
-      if (agent === undefined || action === undefined) return
+      if (agent === undefined || action === undefined) return true
+      const linked: unknown = await firstRow(db('agent_actions').where({ agent_id: agentId, action_id: actionId }).select('action_id'))
+      if (linked !== undefined) return true
+      if (most !== Infinity) {
+        const counted = await firstRow<{ links: number | string }>(db('agent_actions').where({ agent_id: agentId }).count({ links: '*' }))
+        if (Number(counted?.links ?? 0) >= most) return false
+      }
       await execute(
         db('agent_actions').insert({ org_id: orgId, agent_id: agentId, action_id: actionId, created_at: at }).onConflict(['agent_id', 'action_id']).ignore(),
       )
+      return true
     }),
   unlink: (orgId, agentId, actionId) =>
     attempt(async () => {

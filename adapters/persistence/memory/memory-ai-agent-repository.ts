@@ -31,12 +31,17 @@ export const memoryAiAgentRepository = (access: MemoryAccess): AiAgentRepository
       for (const [key, link] of state.links) if (link.agentId === id) state.links.delete(key)
       return true
     }),
-  link: (orgId, agentId, actionId, at) =>
+  link: (orgId, agentId, actionId, at, most = Infinity) =>
     access((state) => {
       // Like the SQL store: nothing is linked unless both ends exist in this organisation.
-      if (state.agents.get(agentId)?.orgId !== orgId || state.actions.get(actionId)?.orgId !== orgId) return
+      if (state.agents.get(agentId)?.orgId !== orgId || state.actions.get(actionId)?.orgId !== orgId) return true
       const key = linkKey(agentId, actionId)
-      if (!state.links.has(key)) state.links.set(key, { orgId, agentId, actionId, createdAt: at })
+      if (state.links.has(key)) return true
+      let linked = 0
+      for (const link of state.links.values()) if (link.agentId === agentId) linked++
+      if (linked >= most) return false
+      state.links.set(key, { orgId, agentId, actionId, createdAt: at })
+      return true
     }),
   unlink: (orgId, agentId, actionId) =>
     access((state) => {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { createHttpServer } from '../../../adapters/http/koa/http-server'
 import { bodyLimitBytes } from '../../../adapters/http/koa/json-body'
+import { maxLinkedActions } from '../../../domain/ai-agent/ai-agent'
 import { signatureHeader } from '../../../adapters/webhook/standard-webhooks'
 import { defaultPageSize, maxPageSize } from '../../../application/shared/list-query'
 import { environmentVariables } from '../../../config/env'
@@ -31,6 +32,7 @@ describe('README', () => {
     expect(limits).to.contain(`a body over ${bodyLimitBytes / 1024 / 1024} MiB is 413`)
     expect(limits).to.contain(`a page holds at most ${maxPageSize} records (a larger \`?limit=\` is 400)`)
     expect(limits).to.contain(`a request line and headers over ${maxHeaderSize / 1024} KiB are 431`)
+    expect(limits).to.contain(`an agent links at most ${maxLinkedActions} actions (one more is 422`)
     const server = createHttpServer(new Koa(), { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, logger: pino({ level: 'silent' }) })
     const keepAliveSeconds = server.keepAliveTimeout / 1000
     expect(limits).to.contain(`an idle kept-alive connection is closed after ${keepAliveSeconds} s (it is told \`Keep-Alive: timeout=${keepAliveSeconds}\``)

@@ -1,4 +1,5 @@
 import { maxHeaderSize } from 'node:http'
+import { maxLinkedActions } from '../../../../domain/ai-agent/ai-agent'
 import { defaultPageSize, maxPageSize } from '../../../../application/shared/list-query'
 import { pageBudgetBytes } from '../../../../application/ports/paging'
 import { bodyLimitBytes } from '../json-body'
@@ -339,10 +340,10 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'linkAction',
     tag: 'AI agents',
     summary: 'Link an action to an agent',
-    description: 'Idempotent: linking again is a 204 too. Takes no body.',
+    description: `Idempotent: linking again is a 204 too. Takes no body. An agent links at most ${maxLinkedActions} actions: one more is a 422 \`validation_failed\` (unlink one first), as each of its conversations writes a webhook delivery per linked webhook action.`,
     parameters: [idParameter('ai-agent', 'agent'), idParameter('action', 'action', 'actionId')],
     success: { status: '204', response: noContent('Linked.') },
-    problems: ['not_found'],
+    problems: ['not_found', 'validation_failed'],
   },
   {
     method: 'delete',
