@@ -14,7 +14,10 @@ const parse = (text: string): string | null => {
   const dialable = text.trim().replace(/^00/, '+')
   try {
     const parsed = parsePhoneNumberFromString(dialable)
-    return parsed !== undefined && parsed.isValid() ? parsed.number : null
+    // Possible, not valid: validity asks whether the metadata knows the number's range, so a
+    // number it does not (555 numbers, a range allocated after this release) kept each spelling
+    // as its own prospect, and a library upgrade would move a caller to a new one.
+    return parsed !== undefined && parsed.isPossible() ? parsed.number : null
   } catch {
     return null
   }
@@ -26,7 +29,7 @@ const parse = (text: string): string | null => {
  */
 const rememberedForms = 10_000
 
-/** Normalises with the full metadata ("max"), which checks number patterns and not just lengths. */
+/** Normalises a number of a possible length for its country code, with the full metadata ("max"). */
 export const libphonenumberPhoneNumbers = (): PhoneNumbers => {
   const remembered = lruMap<string, string | null>(rememberedForms)
   return {

@@ -49,6 +49,13 @@ describeEachDatabase('HTTP: prospects', (database) => {
       expect((await h().a.get(`/v1/prospects/${first.prospectId}`)).body.source).to.equal('+442079460958')
     })
 
+    it('a number in no range the metadata knows, written two ways, is one prospect too', async () => {
+      const first = await converse('+1 (555) 123-4567', 'TELEPHONY_A')
+      const second = await converse('+15551234567', 'TELEPHONY_B')
+      expect(second.prospectId).to.equal(first.prospectId)
+      expect((await h().a.get(`/v1/prospects/${first.prospectId}`)).body).to.include({ source: '+15551234567', conversationCount: 2 })
+    })
+
     it('a BROWSER source is taken as written', async () => {
       const browser = await converse('+1 (415) 555-0101', 'BROWSER')
       const phone = await converse('+14155550101', 'TELEPHONY_A')

@@ -14,6 +14,9 @@ describe('libphonenumberPhoneNumbers', () => {
     ['+44 20 7946 0958', '+442079460958'],
     ['+44 (0)20 7946 0958', '+442079460958'],
     ['+49 30 901820', '+4930901820'],
+    // Of a possible length, though in no range the metadata knows as assigned.
+    ['+1 (555) 123-4567', '+15551234567'],
+    ['+1 (123) 456-7890', '+11234567890'],
   ]
   for (const [text, e164] of normalised) {
     it(`normalises ${JSON.stringify(text)} to ${e164}`, () => {
@@ -25,6 +28,10 @@ describe('libphonenumberPhoneNumbers', () => {
     expect(toE164('+1 (415) 555-0100')).to.equal(toE164('+14155550100'))
   })
 
+  it('gives one form for the spellings of a number outside the assigned ranges', () => {
+    expect(toE164('+1 (555) 123-4567')).to.equal(toE164('+15551234567'))
+  })
+
   const rejected = [
     '',
     '   ',
@@ -34,6 +41,8 @@ describe('libphonenumberPhoneNumbers', () => {
     '+1',
     '+999 1234',
     '+1 415 555',
+    '+1 555 0100', // too short for its country code
+    '+44 12345678901234', // too long
     '4155550100', // national form: which country is ambiguous
     '+1 (415) 555-0100 foo',
     '+1-212-555-0123 ext. 5',
