@@ -294,6 +294,18 @@ describe('decodeConversationFields (create body)', () => {
         '/conversationAnalytics/prospectStatus',
       ])
     })
+    it('bounds its strings as docs/decisions.md says: summary and action items by the body, the address at 2048, the rest at 512', () => {
+      const long = emojiText(4096)
+      const bounded = { ...analytics, summary: long, action_items: [long], address_of_caller: emojiText(2048), name_of_caller: emojiText(512) }
+      expect(right(decodeConversationFields(withField('conversationAnalytics', bounded))).conversationAnalytics).to.deep.equal(bounded)
+      const over = Object.fromEntries(
+        ['email_address_of_caller', 'name_of_caller', 'phone_number_of_caller', 'sentiment_of_caller', 'prospectStatus'].map((key) => [key, emojiText(513)]),
+      )
+      expect(pathsOf(decodeConversationFields(withField('conversationAnalytics', { ...over, address_of_caller: emojiText(2049) })))).to.have.members([
+        ...Object.keys(over).map((key) => `/conversationAnalytics/${key}`),
+        '/conversationAnalytics/address_of_caller',
+      ])
+    })
     it('names a bad action item by its index', () => {
       expect(pathsOf(decodeConversationFields(withField('conversationAnalytics', { action_items: ['ok', 3] })))).to.deep.equal([
         '/conversationAnalytics/action_items/1',
