@@ -55,14 +55,17 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
    */
   const deliver = (claim: ClaimedDelivery): TE.TaskEither<StoreUnavailable, DeliveryReport> => {
     const { delivery } = claim
-    if (millis(ports.clock.now()) + ports.sender.timeoutMs >= millis(claim.leaseUntil)) {
-      return TE.right({ _tag: 'LeaseTooShort', id: delivery.id })
-    }
+    const leaseTooShort = (): boolean => millis(ports.clock.now()) + ports.sender.timeoutMs >= millis(claim.leaseUntil)
+    const notAttempted: DeliveryReport = { _tag: 'LeaseTooShort', id: delivery.id }
+    if (leaseTooShort()) return TE.right(notAttempted)
     // A manual retry of a delivery that never had a body: recorded as refused again, not sent.
     if (hasNoBody(delivery)) return record(claim, refusedAgain(delivery, ports.clock.now()))
     return pipe(
       secretsOf(ports, delivery.orgId),
       chainW((secret) => {
+        // Checked again: the read may have waited on the database, and an attempt that outlives
+        // its lease can run beside another worker's attempt at the same delivery.
+        if (leaseTooShort()) return TE.right<StoreUnavailable, DeliveryReport>(notAttempted)
         const startedAt = ports.clock.now()
         return pipe(
           TE.fromTask<SendResult, StoreUnavailable>(
@@ -74,9 +77,9 @@ export const webhookDelivery = (ports: DeliveryPorts) => {
             }),
           ),
           TE.map((result) => afterAttempt(delivery, { at: startedAt, ...result }, ports.clock.now(), ports.jitter.next(), policy)),
+          chainW((next) => record(claim, next)),
         )
       }),
-      chainW((next) => record(claim, next)),
     )
   }
 

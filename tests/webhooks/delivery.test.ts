@@ -171,6 +171,28 @@ describe('webhook delivery to a real receiver', function () {
     expect(delivered.attempts.map((a) => a.statusCode)).to.deep.equal([500, 200])
   })
 
+  it('sends nothing when reading the secret left less of the lease than the send timeout: due again when the lease ends', async () => {
+    await addAction({ url: receiver.url(), method: 'POST' })
+    await startConversation()
+    const secrets = world.store.repositories.webhookSecrets
+    // The database answers the secret's read 55 s late: the claim's lease (60 s) cannot hold a 10 s attempt any more.
+    const stalled = { ...secrets, find: (orgId: string, options?: { readonly lock?: boolean }) => (world.clock.advance(55_000), secrets.find(orgId, options)) }
+    const steps = webhookDelivery({
+      webhookDeliveries: world.store.repositories.webhookDeliveries,
+      webhookSecrets: stalled,
+      generator: cryptoWebhookSecrets,
+      sender: httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 10_000 }),
+      clock: world.clock,
+      jitter: { next: () => 0.5 },
+      leaseMs: 60_000,
+    })
+    const [claim] = await runRight(steps.claimDue(10))
+    const report = await runRight(steps.deliver(claim))
+    expect(report).to.deep.equal({ _tag: 'LeaseTooShort', id: claim.delivery.id })
+    expect(receiver.received).to.have.length(0)
+    expect(await onlyDelivery()).to.deep.include({ status: 'pending', attempts: [], nextAttemptAt: claim.leaseUntil })
+  })
+
   it('a receiver that never answers fails the attempt at the timeout, and the delivery is retried', async () => {
     await addAction({ url: receiver.url(), method: 'POST' })
     await startConversation()
