@@ -108,6 +108,8 @@ export const httpWebhookSender = (options: HttpWebhookSenderOptions): HttpWebhoo
       const started = process.hrtime.bigint()
       let request: http.ClientRequest | undefined
       let statusCode: number | null = null
+      // What the status line and headers said, once they came: what the attempt ends with, whenever it ends.
+      let answered: { readonly error: string | null; readonly retryAfter: number | null } | null = null
       let settled = false
       const finish = (error: string | null, retryAfter: number | null = null): void => {
         if (settled) return
@@ -117,7 +119,7 @@ export const httpWebhookSender = (options: HttpWebhookSenderOptions): HttpWebhoo
         resolve({ statusCode, error, durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6), retryAfterMs: retryAfter })
       }
       // An answer whose status came in time counts, even if its body is still arriving.
-      const timer = setTimeout(() => finish(statusCode === null ? `no answer within ${timeoutMs / 1000} s` : null), timeoutMs)
+      const timer = setTimeout(() => (answered === null ? finish(`no answer within ${timeoutMs / 1000} s`) : finish(answered.error, answered.retryAfter)), timeoutMs)
 
       let url: URL
       try {
@@ -147,6 +149,7 @@ export const httpWebhookSender = (options: HttpWebhookSenderOptions): HttpWebhoo
           statusCode = response.statusCode ?? null
           const retryAfter = retryAfterMs(response.headers['retry-after'], Date.now())
           const error = statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirects are not followed (HTTP ${statusCode})` : null
+          answered = { error, retryAfter }
           response.resume()
           response.on('end', () => finish(error, retryAfter))
           response.on('error', () => finish(error, retryAfter))

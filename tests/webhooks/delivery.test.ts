@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import * as O from 'fp-ts/Option'
 import { LookupAddress } from 'node:dns'
+import { AddressInfo, createServer } from 'node:net'
 import { cryptoWebhookSecrets } from '../../adapters/webhook/crypto-webhook-secrets'
 import { guardedLookup, httpWebhookSender, retryAfterMs } from '../../adapters/webhook/http-webhook-sender'
 import { startWebhookWorker } from '../../adapters/webhook/webhook-worker'
@@ -12,7 +13,7 @@ import { bodyTooLargeError, receiverTooSlowError, WebhookDelivery } from '../../
 import { systemClock } from '../../adapters/system/system-clock'
 import { runRight } from '../unit/application/helpers'
 import { actionBody, agentBody, conversationBody, newWorld, withTwoOrganisations, World } from '../unit/application/world'
-import { workerStepsOver } from './builders'
+import { aSecret, workerStepsOver } from './builders'
 import { Receiver, signaturesBy, startReceiver } from './receiver'
 
 /**
@@ -230,6 +231,29 @@ describe('webhook delivery to a real receiver', function () {
     const delivery = await onlyDelivery()
     expect(delivery.status).to.equal('pending')
     expect(delivery.attempts[0]).to.include({ statusCode: 302, error: 'redirects are not followed (HTTP 302)' })
+  })
+
+  it('an answer whose body stalls past the timeout is judged by its status line and headers: Retry-After kept, a redirect named', async () => {
+    // Status line and headers at once, then none of the body they announce.
+    const stalling = createServer((socket) => {
+      socket.once('data', (request) => {
+        const status = / \/moved /.test(request.toString('latin1')) ? '302 Found\r\nLocation: /elsewhere' : '503 Service Unavailable\r\nRetry-After: 120'
+        socket.write(`HTTP/1.1 ${status}\r\nContent-Length: 100\r\n\r\n`)
+      })
+      socket.on('error', () => undefined)
+    })
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve))
+    const { port } = stalling.address() as AddressInfo
+    const sender = httpWebhookSender({ allowPrivateNetworks: true, timeoutMs: 300 })
+    const send = (path: string) =>
+      sender.send({ id: 'whd.stalled', timestamp: 1, secrets: [aSecret().current], request: { method: 'POST', url: `http://127.0.0.1:${port}${path}`, headers: {}, body: '{}' } })()
+    try {
+      expect(await send('/busy')).to.deep.include({ statusCode: 503, error: null, retryAfterMs: 120_000 })
+      expect(await send('/moved')).to.deep.include({ statusCode: 302, error: 'redirects are not followed (HTTP 302)' })
+    } finally {
+      sender.close()
+      stalling.close()
+    }
   })
 
   it('a claim its slow receiver cannot take is kept within its retry window, and failed unsent past it; a manual retry sends it', async () => {
