@@ -138,11 +138,13 @@ export const queuedBodies = (): ((make: () => string | null) => QueuedBody) => {
 
 /**
  * Whether a delivery was born failed (`newWebhookDelivery` without a body): it has nothing to
- * send, ever. A body is never empty (a template fills to JSON), so an empty one with a first
- * attempt that says it was not sent is such a delivery, whatever limits were in force when it was
- * written: a retry of it must not send the empty body.
+ * send, ever. Such a delivery has an empty body and a first attempt, made when it was written,
+ * that says it was not sent, whatever limits were in force then: a retry of it must not send the
+ * empty body. An empty payload is a body too, and one given up on unsent (a slow receiver) was
+ * given up on a day or more after it was written.
  */
-export const hasNoBody = (delivery: WebhookDelivery): boolean => delivery.request.body === '' && wasNotSent(delivery.attempts[0])
+export const hasNoBody = (delivery: WebhookDelivery): boolean =>
+  delivery.request.body === '' && wasNotSent(delivery.attempts[0]) && delivery.attempts[0].at === delivery.createdAt
 
 /** Whether the attempt is one that says why nothing was sent (a `not sent: …` reason). */
 const wasNotSent = (attempt: DeliveryAttempt | undefined): boolean => typeof attempt?.error === 'string' && attempt.error.startsWith(notSentPrefix)

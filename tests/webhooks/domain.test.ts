@@ -274,6 +274,14 @@ describe('webhook payload (domain)', () => {
     expect(hasNoBody(sent)).to.equal(false)
   })
 
+  it('an empty payload is a body: given up on for a slow receiver before its first attempt, a retry still sends it', () => {
+    const endpoint = { ...(anAction().endpoint as HttpActionEndpoint), payload: '' }
+    const pending = newWebhookDelivery({ id: 'whd.1', orgId: 'o', actionId: 'a', conversationId: 'c', event: 'conversation.started', endpoint, body: '', at: at(0) })
+    const givenUp = givenUpOnSlowReceiver(pending, 'https://hooks.example.com', at(25 * 60))
+    expect(givenUp.request.body).to.equal('')
+    expect(hasNoBody(givenUp)).to.equal(false)
+  })
+
   it('without a payload, the default body', () => {
     expect(webhookBody(undefined, context)).to.equal(defaultWebhookBody(context))
   })
