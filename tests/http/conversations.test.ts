@@ -324,12 +324,13 @@ describeEachDatabase('HTTP: conversations', (database) => {
       expect(res.body.conversationAnalytics).to.deep.equal({ ...others, sentiment_of_caller: 'neutral' })
     })
 
-    it('an empty patch changes nothing but is a 200', async () => {
+    it('an empty patch changes no field but is a 200, and a write: the ETag moves (docs/decisions.md)', async () => {
       const created = await h().a.post('/v1/conversations', conversationBody(agentId))
       const res = await patch(created.body.id, {})
       expectStatus(res, 200)
       expect(res.body.transcriptText).to.deep.equal(created.body.transcriptText)
       expect(res.body.status).to.equal('active')
+      expect(res.headers.get('etag')).to.equal('"2"').and.not.equal(created.headers.get('etag'))
     })
 
     it('removing timestampEnd makes it active again', async () => {
