@@ -110,6 +110,18 @@ describeEachDatabase('HTTP: health, request ids, unknown routes and methods', (d
       expectProblem(await h().a.get('/v1/nothing-here?x=1'), 404, 'not_found')
       expectProblem(await h().a.request('DELETE', '/v1/conversations/con.x?x=1'), 405, 'method_not_allowed')
     })
+
+    it('a query of separators alone names no parameter: the route answers as without one, as a list does', async () => {
+      const created = await h().a.post('/v1/actions', actionBody())
+      expectStatus(created, 201)
+      for (const query of ['?&', '?&&']) {
+        const read = await h().a.get(`/v1/actions/${created.body.id}${query}`)
+        expectStatus(read, 200)
+        expect(read.body).to.deep.equal(created.body)
+        expectProblem(await h().a.get(`/v1/actions/act.doesNotExist1${query}`), 404, 'not_found')
+        expectStatus(await h().a.get(`/v1/actions${query}`), 200)
+      }
+    })
   })
 
   describe('404 for unknown routes', () => {

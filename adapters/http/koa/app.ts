@@ -157,7 +157,9 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     const layer = router.match(ctx.path, ctx.method).pathAndMethod.at(-1)
     const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase()
     if (layer === undefined || routesTakingQuery.has(`${method} ${templateOfRoute(String(layer.path))}`)) return next()
+    // A query of separators alone (`?&`) names no parameter: nothing to refuse, as a list finds none.
     const refused = Object.keys(ctx.query).map((key) => violation(pointerTo(key), 'is not a parameter of this route, which takes none'))
+    if (refused.length === 0) return next()
     return renderProblem(ctx, problemOf(badQuery(refused)))
   })
 
