@@ -87,6 +87,16 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
     expect(old.answers.map((a) => a.status)).to.deep.equal([200])
   })
 
+  it('a request target whose authority is no URL\'s: 400 malformed_request with a request id, not a bare 500', async () => {
+    // Node's parser takes the absolute form `http://[x/…`; reading its path threw, in Koa's own error handler.
+    for (const target of ['http://[x/v1/actions', 'http://[x/healthz']) {
+      const answer = await refusal(await exchangeRaw(port(), [`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`]), 400, 'malformed_request')
+      expect(answer.headers.get('x-request-id')).to.be.a('string')
+    }
+    const metrics = await h().request('GET', '/metrics')
+    expect(metrics.text).to.match(/^switchboard_http_requests_total\{method="GET",route="unmatched",status="400"\} [1-9]/m)
+  })
+
   it('every refusal has a request id of its own', async () => {
     const first = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
     const second = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')

@@ -55,6 +55,19 @@ const routeTemplate = (router: Router, ctx: Context): string | null => {
   return layer === undefined ? null : String(layer.path)
 }
 
+/**
+ * Whether the request target parses: Koa's `ctx.path` throws for an absolute-form target whose
+ * authority is no URL's (`GET http://[x/v1/actions`), which Node's parser lets through.
+ */
+const hasReadableTarget = (ctx: Context): boolean => {
+  try {
+    void ctx.path
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Koa over the use cases: the only place that knows about HTTP. */
 export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   const app = new Koa()
@@ -83,11 +96,15 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     ctx.set('X-Request-Id', requestId)
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('Cache-Control', 'no-store')
+    // Read before anything else reads the path: every later step, and the log line, needs it.
+    const readableTarget = hasReadableTarget(ctx)
     try {
       // HTTP/1.1 needs a Host header (RFC 9112 §3.2). Checked here, not by Node (requireHostHeader:
       // false in http-server.ts), whose bare 400 had no request id, no problem body and no log line.
-      if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) renderProblem(ctx, problemOf({ _tag: 'UnreadableRequest', reason: 'malformed' }))
-      else await next()
+      // A target without a path is as unreadable: it threw on every route, and again when logged.
+      if (!readableTarget || (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined)) {
+        renderProblem(ctx, problemOf({ _tag: 'UnreadableRequest', reason: 'malformed' }))
+      } else await next()
     } catch (error) {
       options.logger.error({ err: error, requestId }, 'unhandled error')
       renderProblem(ctx, internalErrorProblem)
@@ -105,7 +122,7 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
     await endOfTurn()
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6
     const storeFailure: unknown = ctx.state.storeFailure
-    const route = routeTemplate(router, ctx)
+    const route = readableTarget ? routeTemplate(router, ctx) : null
     // The parser may have answered this request on the socket (a 408 in its body): that is what went out.
     const status = statusAnsweredForRequest(ctx.req) ?? ctx.status
     metrics.observeRequest({ method: ctx.method, route, status, seconds: durationMs / 1000 })
