@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { Client, describeEachDatabase, useServer } from '../support/http-harness'
 import { actionBody, agentBody, dialogLine, minimalActionBody, minimalConversationBody } from '../support/http-fixtures'
+import { exchangeRaw } from '../support/raw-http'
 import { expectBadQuery, expectList, expectStatus, ids, nextLink, sortedBy } from './expect-http'
 
 describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => {
@@ -155,6 +156,21 @@ describeEachDatabase('HTTP: lists, paging and order (section 2)', (database) => 
         expect(new URL(next!).pathname).to.equal('/v1/actions')
         expect(new URL(next!).searchParams.get('limit')).to.equal('1')
       }
+    })
+
+    it('is made for a request in absolute form whose authority a URL cannot hold (a port past 65535)', async () => {
+      // RFC 3986 allows any digits in a port; building the link from that target threw, a 500.
+      const { port } = new URL(h().baseUrl)
+      const request = `GET http://127.0.0.1:99999/v1/actions?limit=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.tenant.token}\r\nConnection: close\r\n\r\n`
+      const outcome = await exchangeRaw(Number(port), [request])
+      expect(outcome.answers.map((a) => a.status), outcome.received.slice(0, 600)).to.deep.equal([200])
+      const link = /^<([^>]*)>; rel="next"$/.exec(outcome.answers[0].headers.get('link') ?? '')
+      expect(link, 'Link rel="next"').to.not.equal(null)
+      const next = new URL(link![1], h().baseUrl)
+      expect(next.pathname).to.equal('/v1/actions')
+      expect(next.searchParams.get('limit')).to.equal('1')
+      const page = await t.get(next.toString())
+      expect(ids(expectList(page))).to.deep.equal([ids(sortedBy(created.actions, (a) => a.createdAt))[1]])
     })
   })
 

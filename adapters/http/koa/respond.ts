@@ -72,7 +72,11 @@ export const sendAnswer = (ctx: Context, answer: StoredResponse): void => {
  * else relative to the request (RFC 8288 allows both).
  */
 const nextPageUrl = (ctx: Context, cursor: string): string => {
-  const relative = new URL(ctx.originalUrl, 'http://relative.invalid')
+  // From the path and query alone: a request in absolute form (`GET http://h:99999/v1/actions`)
+  // may name an authority that no URL holds, which parsing the whole target threw on.
+  const relative = new URL('http://relative.invalid')
+  relative.pathname = ctx.path
+  relative.search = ctx.querystring
   relative.searchParams.set('cursor', cursor)
   const pathAndQuery = `${relative.pathname}${relative.search}`
   try {
