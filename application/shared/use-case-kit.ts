@@ -17,19 +17,25 @@ import { Page, PageRequest } from '../ports/paging'
 import { chainEitherKW, chainFirstW, chainW } from './task-either'
 
 /**
- * The caller's If-Match: `any` for `*`, else the versions it names. Absent means no condition.
+ * The caller's precondition on a write: `any` for If-Match `*`, the versions If-Match names, or
+ * (from If-None-Match) the versions the record must not be at. Absent means no condition.
  * Versions are what the HTTP adapter shows as ETags.
  */
-export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'versions'; readonly versions: ReadonlyArray<number> }
+export type IfMatch =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'versions'; readonly versions: ReadonlyArray<number> }
+  | { readonly kind: 'notVersions'; readonly versions: ReadonlyArray<number> }
+
+const holds = (ifMatch: IfMatch | undefined, version: number): boolean => {
+  if (ifMatch === undefined || ifMatch.kind === 'any') return true
+  return ifMatch.kind === 'versions' ? ifMatch.versions.includes(version) : !ifMatch.versions.includes(version)
+}
 
 export const checkIfMatch = (
   entity: EntityKind,
   record: { readonly id: string; readonly version: number },
   ifMatch: IfMatch | undefined,
-): E.Either<PreconditionFailed, void> =>
-  ifMatch === undefined || ifMatch.kind === 'any' || ifMatch.versions.includes(record.version)
-    ? E.right(undefined)
-    : E.left(preconditionFailed(entity, record.id))
+): E.Either<PreconditionFailed, void> => (holds(ifMatch, record.version) ? E.right(undefined) : E.left(preconditionFailed(entity, record.id)))
 
 /**
  * Finds a record of the caller's organisation, or NotFound. An id that cannot be of this kind is

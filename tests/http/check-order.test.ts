@@ -79,6 +79,35 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
     }
   })
 
+  describe('writes with If-None-Match (RFC 9110 §13.1.2)', () => {
+    it('* or a tag naming the current ETag (weak comparison) is a 412 that writes nothing; other tags let the write through', async () => {
+      for (const t of targets()) {
+        const before = await h().a.get(t.path)
+        const etag = before.headers.get('etag')!
+        for (const tags of ['*', etag, `W/${etag}`, `"999", ${etag}`]) {
+          const refused = await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-None-Match': tags } })
+          expectProblem(refused, 412, 'precondition_failed')
+          expect((await h().a.get(t.path)).body, `${t.method} ${t.path} with If-None-Match: ${tags}`).to.deep.equal(before.body)
+        }
+        expectProblem(await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-Match': etag, 'If-None-Match': etag } }), 412, 'precondition_failed')
+        const written = await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-Match': etag, 'If-None-Match': '"999"' } })
+        expectStatus(written, 200)
+        expect(written.headers.get('etag')).to.not.equal(etag)
+        expectProblem(await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-None-Match': 'bad' } }), 400, 'bad_header')
+        expectProblem(await h().a.request(t.method, t.missing, { json: t.valid, headers: { 'If-None-Match': '*' } }), 404, 'not_found')
+      }
+    })
+
+    it('DELETE: * is a 412 that removes nothing; a stale tag removes the record', async () => {
+      const path = `/v1/actions/${(await h().a.post('/v1/actions', actionBody())).body.id}`
+      expectProblem(await h().a.delete(path, { 'If-None-Match': '*' }), 412, 'precondition_failed')
+      expectProblem(await h().a.delete(path, { 'If-None-Match': '"1"' }), 412, 'precondition_failed')
+      expectStatus(await h().a.get(path), 200)
+      expectStatus(await h().a.delete(path, { 'If-None-Match': '"2"' }), 204)
+      expectProblem(await h().a.get(path), 404, 'not_found')
+    })
+  })
+
   describe('DELETE with If-Match', () => {
     const deletions = () => [
       { path: `/v1/actions/${actionId}`, missing: ['/v1/actions/act.doesNotExist1', '/v1/actions/not-an-id'] },

@@ -127,7 +127,7 @@ export const problemOf = (failure: Failure): Problem => {
         status: 412,
         code: 'precondition_failed',
         title: 'Precondition failed',
-        detail: `The ${entityNames[failure.entity]} has changed: If-Match does not match its current ETag.`,
+        detail: `The ${entityNames[failure.entity]}'s current ETag fails the precondition: If-Match does not name it, or If-None-Match does.`,
       }
     case 'Unauthorized':
       return {

@@ -105,17 +105,39 @@ const tagListHeader = (ctx: Context, name: 'If-Match' | 'If-None-Match'): E.Eith
   return tags === null ? E.left(badTagList(name)) : E.right(tags)
 }
 
+/** The versions that tags name: those of our form (`"3"`), weak ones too when `weak` may name them. */
+const versionsNamed = (tags: ReadonlyArray<EntityTag>, weak: boolean): number[] =>
+  tags.filter((tag) => (weak || !tag.weak) && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
+
 /**
  * If-Match as the use cases take it: `*`, or the versions its strong tags name. A weak tag or a
  * tag that is no version of ours is well-formed but matches nothing (strong comparison).
  */
-export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
+const ifMatchOnly = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
   const tags = tagListHeader(ctx, 'If-Match')
   if (E.isLeft(tags)) return tags
   if (tags.right === undefined) return E.right(undefined)
   if (tags.right === '*') return E.right({ kind: 'any' })
-  const versions = tags.right.filter((tag) => !tag.weak && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
-  return E.right({ kind: 'versions', versions })
+  return E.right({ kind: 'versions', versions: versionsNamed(tags.right, false) })
+}
+
+/**
+ * The precondition of a write (PUT, PATCH, DELETE): If-Match, narrowed by If-None-Match, which a
+ * server that implements it must evaluate for every method (RFC 9110 §13.1.2). Its `*` fails on
+ * any record there is (`If-None-Match: *` on a PUT means "do not overwrite"), and its tags fail on
+ * the version they name by weak comparison; either failure is a 412, as for If-Match.
+ */
+export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
+  const ifMatch = ifMatchOnly(ctx)
+  if (E.isLeft(ifMatch)) return ifMatch
+  const ifNoneMatch = tagListHeader(ctx, 'If-None-Match')
+  if (E.isLeft(ifNoneMatch)) return ifNoneMatch
+  const matched = ifMatch.right
+  if (ifNoneMatch.right === undefined) return E.right(matched)
+  if (ifNoneMatch.right === '*') return E.right({ kind: 'versions', versions: [] })
+  const excluded = versionsNamed(ifNoneMatch.right, true)
+  if (matched?.kind === 'versions') return E.right({ kind: 'versions', versions: matched.versions.filter((version) => !excluded.includes(version)) })
+  return E.right({ kind: 'notVersions', versions: excluded })
 }
 
 /** If-None-Match: `*` or the tags it lists, undefined when absent; malformed, a 400 as for If-Match. */

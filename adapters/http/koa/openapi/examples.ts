@@ -148,7 +148,7 @@ export const problemExamples = {
   bad_header: problem(400, 'bad_header', 'Bad header', 'If-Match: must be * or a list of entity tags such as "3"'),
   unauthorized: problem(401, 'unauthorized', 'Unauthorized', 'A valid bearer token is required: Authorization: Bearer <token>.'),
   not_found: problem(404, 'not_found', 'Not found', `No action with id "${actionId}" exists.`),
-  precondition_failed: problem(412, 'precondition_failed', 'Precondition failed', 'The action has changed: If-Match does not match its current ETag.'),
+  precondition_failed: problem(412, 'precondition_failed', 'Precondition failed', "The action's current ETag fails the precondition: If-Match does not name it, or If-None-Match does."),
   payload_too_large: problem(413, 'payload_too_large', 'Payload too large', 'The body is larger than 1048576 bytes.'),
   unsupported_media_type: problem(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.'),
   validation_failed: problem(422, 'validation_failed', 'Validation failed', 'The request breaks 2 rules; see errors.', [
