@@ -97,6 +97,18 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
     expect(metrics.text).to.match(/^switchboard_http_requests_total\{method="GET",route="unmatched",status="400"\} [1-9]/m)
   })
 
+  it('an expectation other than 100-continue is ignored (RFC 9110 §10.1.1): no bare 417 before the token check', async () => {
+    const request = (token: string | null) =>
+      `GET /v1/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\n${token === null ? '' : `Authorization: Bearer ${token}\r\n`}Connection: close\r\n\r\n`
+    const anonymous = await exchangeRaw(port(), [request(null)])
+    expect(anonymous.answers.map((a) => a.status), anonymous.received.slice(0, 300)).to.deep.equal([401])
+    expect(anonymous.answers[0].headers.get('x-request-id') ?? '').to.match(uuid)
+    expect(JSON.parse(anonymous.answers[0].text).code).to.equal('unauthorized')
+    const served = await exchangeRaw(port(), [request(h().a.tenant.token)])
+    expect(served.answers.map((a) => a.status), served.received.slice(0, 300)).to.deep.equal([200])
+    expect(JSON.parse(served.answers[0].text)).to.be.an('array')
+  })
+
   it('every refusal has a request id of its own', async () => {
     const first = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')
     const second = await refusal(await exchangeRaw(port(), ['HELLO\r\n\r\n']), 400, 'malformed_request')

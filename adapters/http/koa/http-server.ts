@@ -120,6 +120,7 @@ export const answerClientErrors = (server: Server, logger: Logger, metrics?: Pic
 
 /** The Node HTTP server for the Koa application, with its timeouts and the parser's refusals answered as problems. */
 export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server => {
+  const handle = app.callback()
   const server = createServer(
     {
       headersTimeout: settings.headersTimeoutMs,
@@ -129,8 +130,12 @@ export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server
       // The Koa app refuses an HTTP/1.1 request without Host, as a problem with a request id (app.ts).
       requireHostHeader: false,
     },
-    app.callback(),
+    handle,
   )
+  // Node answers an Expect other than 100-continue with a bare 417 of its own: before the token
+  // check, without a request id or a problem body. A server may ignore such an expectation
+  // (RFC 9110 §10.1.1), so the request is answered as any other.
+  server.on('checkExpectation', handle)
   answerClientErrors(server, settings.logger, settings.metrics)
   return server
 }
