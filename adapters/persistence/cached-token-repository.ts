@@ -36,8 +36,8 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
   // Bumped by every revoke, so a lookup that was in flight during one does not cache what it read.
   let generation = 0
 
-  const remember = (secretHash: string, token: ApiToken): void => {
-    byHash.set(secretHash, { token, found: O.some(token), expiresAt: now() + ttlMs })
+  const remember = (secretHash: string, token: ApiToken, expiresAt: number): void => {
+    byHash.set(secretHash, { token, found: O.some(token), expiresAt })
   }
 
   const forgetToken = (id: string): void => {
@@ -54,10 +54,13 @@ export const cachedTokenRepository = (inner: TokenRepository, options: TokenCach
         byHash.delete(secretHash)
       }
       const started = generation
+      // The TTL counts from the lookup's start, before the store read the token: counted from its
+      // answer, a revoke made elsewhere during a slow lookup showed up to the lookup's time late.
+      const expiresAt = now() + ttlMs
       return pipe(
         inner.findBySecretHash(secretHash),
         TE.chainFirstIOK((found) => () => {
-          if (O.isSome(found) && generation === started) remember(secretHash, found.value)
+          if (O.isSome(found) && generation === started) remember(secretHash, found.value, expiresAt)
         }),
       )()
     },

@@ -106,6 +106,25 @@ describe('cachedTokenRepository', () => {
     expect((await found(cached, 'hash-1'))?.revokedAt).to.equal(at)
   })
 
+  it('counts the TTL from the start of a lookup, so a revoke made elsewhere while it was slow shows within the TTL', async () => {
+    const store = countingStore()
+    const slow: TokenRepository = {
+      ...store.repository,
+      findBySecretHash: (hash) => async () => {
+        const result = await store.repository.findBySecretHash(hash)()
+        // The store read the token, then took 1.5 s to answer; another process revoked it meanwhile.
+        await store.repository.revoke('tok.1', at)()
+        millis += 1500
+        return result
+      },
+    }
+    const cached = cachedTokenRepository(slow, { ttlMs: 2000, maxEntries: 10, now })
+    await cached.insert(tokenOf(1))()
+    expect((await found(cached, 'hash-1'))?.revokedAt).to.equal(null)
+    millis += 500 // 2 s after the lookup began
+    expect((await found(cached, 'hash-1'))?.revokedAt).to.equal(at)
+  })
+
   it('does not cache a lookup that was in flight during a revoke', async () => {
     const store = countingStore()
     let release: () => void = () => undefined
