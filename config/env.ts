@@ -195,7 +195,10 @@ const databaseUrl = (raw: string): { url: string; database: 'sqlite' | 'postgres
   if (raw.startsWith('sqlite:')) return raw.length > 'sqlite:'.length ? { url: raw, database: 'sqlite' } : null
   if (/^postgres(ql)?:\/\//.test(raw)) {
     try {
-      return new URL(raw).hostname !== '' ? { url: raw, database: 'postgres' } : null
+      const url = new URL(raw)
+      // A unix socket's folder is named in the query (`postgres:///db?host=/var/run/postgresql`,
+      // as libpq writes it), or percent-encoded in the host.
+      return url.hostname !== '' || (url.searchParams.get('host') ?? '') !== '' ? { url: raw, database: 'postgres' } : null
     } catch {
       return null
     }

@@ -90,6 +90,9 @@ describe('loadConfig', () => {
     expect(config({ DATABASE_URL: 'sqlite::memory:' }).database).to.equal('sqlite')
     expect(config({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).databaseUrl).to.equal('sqlite:/tmp/x.sqlite')
     expect(config({ DATABASE_URL: 'postgresql://localhost/db' }).database).to.equal('postgres')
+    // A unix socket, as libpq writes it: the folder in the query, or percent-encoded as the host.
+    expect(config({ DATABASE_URL: 'postgresql:///db?host=/var/run/postgresql' }).database).to.equal('postgres')
+    expect(config({ DATABASE_URL: 'postgres://app@%2Fvar%2Frun%2Fpostgresql/db' }).database).to.equal('postgres')
   })
 
   it('ignores variables it does not know', () => {
@@ -107,6 +110,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'sqlite:'],
     ['DATABASE_URL', './data/switchboard.sqlite'],
     ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_URL', 'postgres:///db?host='],
     ['LOG_LEVEL', 'verbose'],
     ['DB_POOL_MAX', '0'],
     ['DB_POOL_MAX', '101'],
