@@ -55,10 +55,13 @@ export const createConversation =
         (fields) => TE.right(fields),
       ),
       chainW((fields) =>
-        deps.uow.run((repos) =>
-          pipe(
+        deps.uow.run((repos) => {
+          const requireAgent = pipe(
             agentKnown(repos.agents, actor.orgId, fields.agentId),
             chainW((known) => (known ? TE.right(undefined) : TE.left(validationFailed([unknownAgent])))),
+          )
+          return pipe(
+            requireAgent,
             chainW(() => {
               const now = deps.clock.now()
               const source = prospectSourceOf(deps.phones, fields.source, fields.sourceType)
@@ -76,11 +79,17 @@ export const createConversation =
                 repos.conversations.insert(conversation),
                 chainW(() => repos.prospects.saveStats(actor.orgId, prospect.id, withConversation(prospect, conversation.timestampStart))),
                 chainW(() => enqueueConversationWebhooks(repos, deps.ids, conversation, eventsOfCreation(conversation), conversation.createdAt)),
+                // Again, now that its links are read: PostgreSQL reads each statement as of its own
+                // start, so an agent deleted since the first look had taken its links with it, and
+                // the conversation was stored without the webhooks it starts. Found now, the agent
+                // still had them when they were read. Read, not locked: a lock on the agent would
+                // make every create of its conversations write to it.
+                chainW(() => requireAgent),
                 chainW(() => (inTransaction === undefined ? TE.right(undefined) : inTransaction(repos, conversation))),
                 TE.map(() => conversation),
               )
             }),
-          ),
-        ),
+          )
+        }),
       ),
     )

@@ -152,6 +152,40 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
     expect((await runRight(world.core.listWebhookDeliveries(alice, { actionId: 'act.bulk500' }))).items).to.have.length(1)
   })
 
+  it('an agent deleted while its conversation is created, after the agent was found but before its links were read: 422, nothing stored', async () => {
+    await link(webhookAction('webhook.conversation_start'))
+    // The delete lands between the create's reads, as another request's commit would on PostgreSQL.
+    const racing = createCore({
+      repositories: world.store.repositories,
+      unitOfWork: {
+        run: (work) =>
+          world.store.unitOfWork.run((repos) =>
+            work({
+              ...repos,
+              actions: {
+                ...repos.actions,
+                listLinkedToAgent: (orgId, agentId, page, triggers) => async () => {
+                  await repos.agents.remove(orgId, agentId)()
+                  return repos.actions.listLinkedToAgent(orgId, agentId, page, triggers)()
+                },
+              },
+            }),
+          ),
+      },
+      clock: world.clock,
+      ids: world.ids,
+      schemas: schemaChecker,
+      phones: fakePhoneNumbers(),
+      secrets: fakeTokenSecrets(),
+      webhookSecretGenerator: cryptoWebhookSecrets,
+    })
+    const error = await runLeft(racing.createConversation(alice, conversationBody(agent.id)))
+    expect(error).to.deep.include({ _tag: 'ValidationFailed' })
+    expect((error as { violations: unknown }).violations).to.deep.equal([{ path: '/agentId', message: 'names no AI agent of this organisation' }])
+    expect((await runRight(world.core.listConversations(alice, {}))).items).to.deep.equal([])
+    expect(await deliveries()).to.deep.equal([])
+  })
+
   it("deliveries stay in their organisation", async () => {
     await link(webhookAction('webhook.conversation_start'))
     await runRight(world.core.createConversation(alice, conversationBody(agent.id)))
