@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import { pipe } from 'fp-ts/function'
 import * as t from 'io-ts'
+import { violationsListed } from '../../domain/shared/errors'
 import { JsonObject } from '../../domain/shared/json'
 import { Timestamp } from '../../domain/shared/time'
 
@@ -315,6 +316,8 @@ export const arrayOf = <A, O>(
         const result = item.validate(element, t.appendContext(c, String(i), item, element))
         if (E.isLeft(result)) appendAll(errors, result.left)
         else out.push(result.right)
+        // Past what a refusal lists, the rest of the elements cannot change the answer.
+        if (errors.length > violationsListed) break
       }
       return errors.length > 0 ? E.left(errors) : t.success(out)
     },
@@ -372,6 +375,7 @@ export const strictObject = <R extends t.Props, P extends t.Props = {}>(
         if (!accepted.has(key)) {
           const message = readOnly.includes(key) ? 'is read-only and cannot be written' : 'is not an accepted field'
           errors.push({ value: u[key], context: t.appendContext(c, key, t.never, u[key]), message })
+          if (errors.length > violationsListed) break
         }
       }
       for (const [key, codec] of requiredEntries) {

@@ -28,8 +28,18 @@ export interface RecordRef {
 
 export interface ValidationFailed {
   readonly _tag: 'ValidationFailed'
+  /** The first `violationsListed` violations, in input order. */
   readonly violations: ReadonlyArray<Violation>
+  /** Present, and true, when the input breaks more rules than are listed. */
+  readonly more?: true
 }
+
+/**
+ * The most violations a ValidationFailed lists. Every one was listed, and a body of 1 MiB holding
+ * 300,000 bad array elements was answered with 25 MB of errors after most of a second's work:
+ * an amplification anyone with a token could use. A client fixes the first hundred first anyway.
+ */
+export const violationsListed = 100
 
 /** A query parameter (limit, cursor, filter) that cannot be used. */
 export interface BadQuery {
@@ -84,10 +94,10 @@ export const notLinked = (entity: EntityKind, id: string, linkedTo: RecordRef): 
   linkedTo,
 })
 
-export const validationFailed = (violations: ReadonlyArray<Violation>): ValidationFailed => ({
-  _tag: 'ValidationFailed',
-  violations,
-})
+export const validationFailed = (violations: ReadonlyArray<Violation>): ValidationFailed =>
+  violations.length > violationsListed
+    ? { _tag: 'ValidationFailed', violations: violations.slice(0, violationsListed), more: true }
+    : { _tag: 'ValidationFailed', violations }
 
 export const violation = (path: string, message: string): Violation => ({ path, message })
 

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { gzipSync } from 'node:zlib'
 import { describeEachDatabase, HttpResponse, useServer } from '../support/http-harness'
 import { maxFreeFormDepth } from '../../application/shared/codecs'
+import { violationsListed } from '../../domain/shared/errors'
 import { actionBody, agentBody } from '../support/http-fixtures'
 import { expectProblem, expectStatus, expectViolations } from './expect-http'
 import { seed, Seeded, v1Routes } from './routes'
@@ -143,6 +144,24 @@ describeEachDatabase('HTTP: request bodies (section 2: 415, 413, 400 malformed_j
       expect(Buffer.byteLength(raw)).to.equal(mebibyte)
       const res = await h().a.request('POST', '/v1/actions', { raw, contentType: 'application/json' })
       expectViolations(res, ['/name'])
+    })
+
+    it(`a body of 1 MiB breaking a rule per element is a 422 listing the first ${violationsListed}, not megabytes of errors`, async () => {
+      const items = Math.floor((mebibyte - 1000) / 2)
+      const raw = JSON.stringify({
+        source: 'web-1',
+        sourceType: 'BROWSER',
+        agentId: s.agentId,
+        timestampStart: '2026-03-01T09:30:00Z',
+        conversationAnalytics: { action_items: new Array(items).fill(1) },
+      })
+      expect(Buffer.byteLength(raw)).to.be.below(mebibyte)
+      const res = await h().a.request('POST', '/v1/conversations', { raw, contentType: 'application/json' })
+      expectProblem(res, 422, 'validation_failed')
+      expect(res.body.errors).to.have.length(violationsListed)
+      expect(res.body.errors[0]).to.deep.equal({ path: '/conversationAnalytics/action_items/0', message: 'must be a string' })
+      expect(res.body.detail).to.equal(`The request breaks more than ${violationsListed} rules; errors lists the first ${violationsListed}.`)
+      expect(res.text.length).to.be.below(20_000)
     })
 
     it('counts bytes, not characters: 1 MiB + 1 byte of multi-byte text is 413', async () => {

@@ -104,7 +104,10 @@ export const problemOf = (failure: Failure): Problem => {
         status: 422,
         code: 'validation_failed',
         title: 'Validation failed',
-        detail: `The request breaks ${failure.violations.length} rule${failure.violations.length === 1 ? '' : 's'}; see errors.`,
+        detail:
+          failure.more === true
+            ? `The request breaks more than ${failure.violations.length} rules; errors lists the first ${failure.violations.length}.`
+            : `The request breaks ${failure.violations.length} rule${failure.violations.length === 1 ? '' : 's'}; see errors.`,
         errors: failure.violations,
       }
     case 'BadQuery':

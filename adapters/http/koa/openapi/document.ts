@@ -625,7 +625,7 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
         '',
         'Bodies are JSON (`Content-Type: application/json`, PATCH also `application/merge-patch+json`), at most 1 MiB. Unknown and read-only fields are refused, at every depth. Absent and `null` mean the same for optional fields; lengths count Unicode code points.',
         '',
-        'Errors are `application/problem+json` (RFC 9457) with a stable `code`; validation errors name every violation at once in `errors`, by JSON pointer.',
+        'Errors are `application/problem+json` (RFC 9457) with a stable `code`; validation errors name every violation at once in `errors`, by JSON pointer (the first 100 of a body that breaks more, as its `detail` says).',
         '',
         `A request that cannot be read as HTTP/1.1 reaches no operation and is answered on any path, with \`Connection: close\`: 400 \`malformed_request\` for a request line, headers or framing that cannot be parsed (\`Transfer-Encoding\` with \`Content-Length\`, say), 431 \`headers_too_large\` for a request line and headers over ${maxHeaderSize} bytes, 408 \`request_timeout\` for a request not received within the server's timeouts, 413 \`payload_too_large\` for oversized chunk extensions.`,
         '',

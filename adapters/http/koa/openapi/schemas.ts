@@ -131,7 +131,7 @@ const problem: JsonSchema = {
     },
     errors: {
       type: 'array',
-      description: 'Every violation at once (validation_failed, bad_query).',
+      description: 'Every violation at once (validation_failed, bad_query); the first 100 when there are more, as `detail` then says.',
       items: { $ref: '#/components/schemas/Violation' },
     },
   },

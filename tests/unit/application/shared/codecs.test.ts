@@ -20,6 +20,7 @@ import {
   text,
 } from '../../../../application/shared/codecs'
 import { decodeWith, violationsOf } from '../../../../application/shared/decode'
+import { violationsListed } from '../../../../domain/shared/errors'
 import { emojiText, left, pathsOf, right, violations } from '../helpers'
 
 const decode = <A>(codec: t.Type<A, unknown, unknown>, input: unknown) => decodeWith(codec)(input)
@@ -426,6 +427,36 @@ describe('codecs', () => {
       expect(orNull(null)).to.equal(null)
       expect(orNull('')).to.equal('')
       expect(orNull(0)).to.equal(0)
+    })
+  })
+
+  describe(`refusals list at most ${violationsListed} violations`, () => {
+    const refusalOf = <A, O>(codec: t.Type<A, O, unknown>, input: unknown) => {
+      const result = decode(codec, input)
+      if (E.isRight(result)) throw new Error('expected a refusal')
+      return result.left
+    }
+
+    it('of an array of 300,000 bad elements: the first ones, marked as more, without overflowing the stack', () => {
+      // Spread into push(), this many errors was a RangeError: a 500 instead of a 422.
+      const refused = refusalOf(strictObject('Body', { items: arrayOf(text(1, 3)) }), { items: new Array(300_000).fill(5) })
+      expect(refused.violations).to.have.length(violationsListed)
+      expect(refused.violations[0]).to.deep.equal({ path: '/items/0', message: 'must be a string' })
+      expect(refused.violations.at(-1)).to.deep.equal({ path: `/items/${violationsListed - 1}`, message: 'must be a string' })
+      expect(refused.more).to.equal(true)
+    })
+
+    it('of an object of 100,000 unknown keys', () => {
+      const body = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]))
+      const refused = refusalOf(strictObject('Body', {}, { name: text(1, 3) }), body)
+      expect(pathsOf(E.left(refused))).to.deep.equal(Array.from({ length: violationsListed }, (_, i) => `/k${i}`))
+      expect(refused.more).to.equal(true)
+    })
+
+    it(`all of them, and no more flag, when there are ${violationsListed} or fewer`, () => {
+      const refused = refusalOf(arrayOf(text(1, 3)), new Array(violationsListed).fill(5))
+      expect(refused.violations).to.have.length(violationsListed)
+      expect(refused).not.to.have.property('more')
     })
   })
 
