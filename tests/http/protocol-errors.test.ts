@@ -44,6 +44,13 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
     return answer
   }
 
+  it('CONNECT (a tunnel, which this service is not): 501 not_implemented, counted in the metrics', async () => {
+    const outcome = await exchangeRaw(port(), ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'])
+    await refusal(outcome, 501, 'not_implemented')
+    const metrics = await fetch(`${h().baseUrl}/metrics`).then((res) => res.text())
+    expect(metrics).to.match(/switchboard_http_requests_total\{[^}]*status="501"[^}]*\} 1/)
+  })
+
   it('a 100 KB URL: 431 headers_too_large', async () => {
     const outcome = await exchangeRaw(port(), [`GET /v1/actions?q=${'a'.repeat(100 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`])
     await refusal(outcome, 431, 'headers_too_large')

@@ -26,7 +26,7 @@ export interface Exchange {
 }
 
 /** What a request Node's HTTP parser refuses is answered with (info.description of the document). */
-const unparsedStatuses = [400, 408, 413, 431]
+const unparsedStatuses = [400, 408, 413, 431, 501]
 
 interface Operation {
   readonly method: string

@@ -118,6 +118,23 @@ export const answerClientErrors = (server: Server, logger: Logger, metrics?: Pic
   })
 }
 
+/**
+ * Answers CONNECT, which Node hands to a 'connect' listener rather than to the app, and without
+ * one closes the socket without a word: no status, no request id, no log line.
+ */
+const answerConnect = (server: Server, logger: Logger, metrics?: Pick<HttpMetrics, 'countRefusal'>): void => {
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const problem = problemOf({ _tag: 'UnreadableRequest', reason: 'connect' })
+    const requestId = randomUUID()
+    socket.on('error', () => socket.destroy())
+    socket.end(rawProblemResponse(problem, requestId, new Date(systemClock.now()).toUTCString()))
+    const linger = setTimeout(() => socket.destroy(), lingerMs).unref()
+    socket.once('close', () => clearTimeout(linger))
+    metrics?.countRefusal(problem.status)
+    if (logger.isLevelEnabled('info')) logger.info({ requestId, status: problem.status, code: problem.code, method: 'CONNECT' }, 'request refused: CONNECT')
+  })
+}
+
 /** The Node HTTP server for the Koa application, with its timeouts and the parser's refusals answered as problems. */
 export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server => {
   const handle = app.callback()
@@ -137,5 +154,6 @@ export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server
   // (RFC 9110 §10.1.1), so the request is answered as any other.
   server.on('checkExpectation', handle)
   answerClientErrors(server, settings.logger, settings.metrics)
+  answerConnect(server, settings.logger, settings.metrics)
   return server
 }

@@ -20,7 +20,7 @@ export type HttpFailure =
   | { readonly _tag: 'UnreadableRequest'; readonly reason: UnreadableReason }
 
 /** Why Node's HTTP parser refused a request. */
-export type UnreadableReason = 'malformed' | 'timeout' | 'headers_too_large' | 'chunk_extensions_too_large'
+export type UnreadableReason = 'malformed' | 'timeout' | 'headers_too_large' | 'chunk_extensions_too_large' | 'connect'
 
 export type Failure = DomainError | HttpFailure
 
@@ -89,6 +89,14 @@ const unreadableProblems: Record<UnreadableReason, Problem> = {
     code: 'payload_too_large',
     title: 'Payload too large',
     detail: 'The chunk extensions of the body are too large.',
+    headers: closing,
+  },
+  // CONNECT asks for a tunnel (RFC 9110 §9.3.6), which no resource here gives: no Allow could list it.
+  connect: {
+    status: 501,
+    code: 'not_implemented',
+    title: 'Not implemented',
+    detail: 'This service is no proxy: it opens no tunnel (CONNECT) to any address.',
     headers: closing,
   },
 }

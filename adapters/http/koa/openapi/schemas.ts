@@ -127,6 +127,7 @@ const problem: JsonSchema = {
         'malformed_request',
         'request_timeout',
         'headers_too_large',
+        'not_implemented',
       ],
     },
     errors: {
