@@ -67,7 +67,9 @@ export class QueryReader {
     const limitText = this.single('limit')
     let limit = defaultPageSize
     if (limitText !== undefined) {
-      if (/^\d{1,4}$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= maxPageSize) limit = Number(limitText)
+      // Decimal digits only, leading zeros as many as given: `05` and `00005` are both 5. Capped at
+      // four digits, `0500` passed and `00500` did not.
+      if (/^\d+$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= maxPageSize) limit = Number(limitText)
       else this.problems.push(violation('/limit', `must be an integer from 1 to ${maxPageSize}`))
     }
     const cursorText = this.single('cursor')

@@ -23,9 +23,11 @@ describe('QueryReader', () => {
       expect(right(pageOf({ limit: '1' })).limit).to.equal(1)
       expect(right(pageOf({ limit: '500' })).limit).to.equal(500)
       expect(right(pageOf({ limit: '037' })).limit).to.equal(37)
+      expect(right(pageOf({ limit: '00005' })).limit).to.equal(5)
+      expect(right(pageOf({ limit: '0000000500' })).limit).to.equal(500)
     })
 
-    for (const limit of ['0', '501', '-1', '1.5', '1e2', ' 5', 'ten', '', '10000', '+5']) {
+    for (const limit of ['0', '501', '-1', '1.5', '1e2', ' 5', 'ten', '', '10000', '+5', '00000', '0x10', '9'.repeat(400)]) {
       it(`refuses limit ${JSON.stringify(limit)}`, () => {
         expect(violations(pageOf({ limit }), 'BadQuery')).to.deep.equal([{ path: '/limit', message: 'must be an integer from 1 to 500' }])
       })
