@@ -1,7 +1,10 @@
 import { expect } from 'chai'
+import { once } from 'node:events'
+import * as net from 'node:net'
+import { setTimeout } from 'node:timers/promises'
 import { checkExchange } from '../openapi/openapi-agreement'
 import { useServer } from '../support/http-harness'
-import { exchangeRaw, RawAnswer, RawOutcome } from '../support/raw-http'
+import { exchangeRaw, parseAnswers, RawAnswer, RawOutcome } from '../support/raw-http'
 import { responseSecurityProblems } from '../support/run-log'
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -114,6 +117,48 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
     const served = await exchangeRaw(port(), [request(h().a.tenant.token)])
     expect(served.answers.map((a) => a.status), served.received.slice(0, 300)).to.deep.equal([200])
     expect(JSON.parse(served.answers[0].text)).to.be.an('array')
+  })
+
+  describe('Expect: 100-continue (RFC 9110 §10.1.1): 100 Continue only once the body is read', () => {
+    const body = JSON.stringify({ name: 'Continued', parameters: null, endpoint: null, invocationTrigger: null })
+    const head = (token: string | null, length = Buffer.byteLength(body)) =>
+      `POST /v1/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n${
+        token === null ? '' : `Authorization: Bearer ${token}\r\n`
+      }\r\n`
+
+    it('refused before the body is read (no token, a body over the limit): the final answer alone, and the connection closed', async () => {
+      // The body is never sent, as a client waiting for 100 Continue would not send it.
+      const anonymous = await exchangeRaw(port(), [head(null)])
+      expect(anonymous.answers.map((a) => a.status), anonymous.received.slice(0, 300)).to.deep.equal([401])
+      expect(anonymous.answers[0].headers.get('connection')).to.equal('close')
+      expect(anonymous.closedByServer).to.equal(true)
+      const tooLarge = await exchangeRaw(port(), [head(h().a.tenant.token, 2 * 1024 * 1024)])
+      expect(tooLarge.answers.map((a) => a.status), tooLarge.received.slice(0, 300)).to.deep.equal([413])
+      expect(tooLarge.closedByServer).to.equal(true)
+    })
+
+    it('accepted: 100 Continue, then the body, then the answer, on a connection that stays open', async () => {
+      const socket = net.connect(port(), '127.0.0.1')
+      try {
+        await once(socket, 'connect')
+        let received = ''
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')))
+        const waitFor = async (text: string) => {
+          for (let i = 0; i < 200 && !received.includes(text); i++) await setTimeout(10)
+          expect(received, `waiting for ${JSON.stringify(text)}`).to.include(text)
+        }
+        socket.write(head(h().a.tenant.token))
+        await waitFor('HTTP/1.1 100 Continue\r\n\r\n')
+        expect(received).to.equal('HTTP/1.1 100 Continue\r\n\r\n')
+        socket.write(body)
+        await waitFor('"Continued"')
+        const [answer] = parseAnswers(Buffer.from(received.slice('HTTP/1.1 100 Continue\r\n\r\n'.length), 'latin1'))
+        expect(answer.status).to.equal(201)
+        expect(answer.headers.get('connection')).to.equal('keep-alive')
+      } finally {
+        socket.destroy()
+      }
+    })
   })
 
   it('every refusal has a request id of its own', async () => {

@@ -11,6 +11,7 @@ import { statusAnsweredForRequest } from './http-server'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { jsonText } from './json-text'
+import { announcesBody, expectsContinue, wasToldToContinue } from './json-body'
 import { renderProblem } from './respond'
 import { turnEnds } from './turn-ends'
 import { actionRoutes } from './routes/action-routes'
@@ -109,6 +110,9 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
       options.logger.error({ err: error, requestId }, 'unhandled error')
       renderProblem(ctx, internalErrorProblem)
     }
+    // A body announced with Expect: 100-continue that was never asked for is not coming (or comes
+    // unasked, after the client's wait): where the next request would start is unknown.
+    if (expectsContinue(ctx) && announcesBody(ctx) && !wasToldToContinue(ctx)) ctx.set('Connection', 'close')
     // Koa would turn a JSON body into text as it writes it; it is done here, before the wait, so
     // that a batch of answers holds bytes rather than the objects they were made from (a page of
     // 100 conversations is megabytes of them), and stored JSON goes out as stored (json-text.ts).

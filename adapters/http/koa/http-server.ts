@@ -149,10 +149,17 @@ export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server
     },
     handle,
   )
-  // Node answers an Expect other than 100-continue with a bare 417 of its own: before the token
-  // check, without a request id or a problem body. A server may ignore such an expectation
-  // (RFC 9110 §10.1.1), so the request is answered as any other.
-  server.on('checkExpectation', handle)
+  // Requests with an Expect header come through events of their own rather than 'request': made
+  // requests again here, the app answers them and the shutdown's count of requests in flight
+  // (main.ts) sees them.
+  const asRequest = (request: IncomingMessage, response: ServerResponse): void => void server.emit('request', request, response)
+  // 100-continue: Node said 100 Continue at once, so a client sent its whole body before learning
+  // it was refused (401, 404, 413 by Content-Length, 415). The app says it once it reads the body
+  // (json-body.ts).
+  server.on('checkContinue', asRequest)
+  // Another expectation: Node answered a bare 417 of its own, before the token check, without a
+  // request id or a problem body. A server may ignore it (RFC 9110 §10.1.1): answered as any other.
+  server.on('checkExpectation', asRequest)
   answerClientErrors(server, settings.logger, settings.metrics)
   answerConnect(server, settings.logger, settings.metrics)
   return server

@@ -28,6 +28,15 @@ const isContentCoded = (ctx: Context): boolean =>
       return name !== '' && name !== 'identity'
     })
 
+/** Whether the client waits for 100 Continue before it sends the body (RFC 9110 §10.1.1). */
+export const expectsContinue = (ctx: Context): boolean => ctx.get('Expect').trim().toLowerCase() === '100-continue'
+
+/** Whether this request was told 100 Continue: its body is on its way. */
+export const wasToldToContinue = (ctx: Context): boolean => ctx.state.toldToContinue === true
+
+/** Whether the request says a body follows its headers. */
+export const announcesBody = (ctx: Context): boolean => Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== ''
+
 /**
  * The body as UTF-8 text (415 for a content-coded one), whatever the charset says (JSON is UTF-8, RFC 8259): 413 past the limit,
  * 400 for bytes that are not UTF-8, which decoding would have replaced with U+FFFD and stored
@@ -42,6 +51,10 @@ export const readBodyText = (ctx: Context): TE.TaskEither<HttpFailure, string> =
   if (declared > bodyLimitBytes) return TE.left({ _tag: 'PayloadTooLarge', limitBytes: bodyLimitBytes })
   return async () => {
     try {
+      if (expectsContinue(ctx) && !wasToldToContinue(ctx) && !ctx.res.headersSent) {
+        ctx.res.writeContinue()
+        ctx.state.toldToContinue = true
+      }
       const bytes = await getRawBody(ctx.req, { limit: bodyLimitBytes })
       if (!isUtf8(bytes)) return E.left(malformed('The body is not valid UTF-8, the encoding of JSON.'))
       const decoded = bytes.toString('utf8')
