@@ -19,8 +19,14 @@ const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/
 const headerProblems = (headers: unknown): ReadonlyArray<string> => {
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return ['must be an object of strings']
   const problems: string[] = []
+  // Header names are case-insensitive (RFC 9110 §5.1): `X-Key` and `x-key` are one header, of which
+  // only one value was sent, without a word.
+  const seen = new Map<string, string>()
   for (const [name, value] of Object.entries(headers)) {
     if (!headerName.test(name)) problems.push(`has an invalid header name ${JSON.stringify(name)}`)
+    const earlier = seen.get(name.toLowerCase())
+    if (earlier !== undefined) problems.push(`names one header twice: ${JSON.stringify(earlier)} and ${JSON.stringify(name)} (header names are case-insensitive)`)
+    seen.set(name.toLowerCase(), name)
     if (typeof value !== 'string') problems.push(`must hold string values (${JSON.stringify(name)} is not a string)`)
     else if (!headerValue.test(value)) problems.push(`has a control character or a character past Latin-1 in the value of ${JSON.stringify(name)}`)
   }

@@ -225,7 +225,14 @@ describe('decodeActionFields', () => {
       ['a bad name inside a JSON string', '{"Bad Header":"x"}'],
       ['a value past Latin-1, which Node cannot send', { 'X-Price': '5 €' }],
       ['a value past Latin-1 inside a JSON string', '{"X-Name":"\u4e2d"}'],
+      ['one name in two cases, of which one value alone would be sent', { 'X-Key': 'a', 'x-key': 'b' }],
+      ['one name in two cases inside a JSON string', '{"Authorization":"Bearer a","AUTHORIZATION":"Bearer b"}'],
     ]
+    it('names both spellings of a header given twice', () => {
+      const refused = decode(withField('endpoint', { url: 'https://h.example.com', headers: { 'X-Key': 'a', 'x-key': 'b' } }))
+      expect(violations(refused).map((v) => v.message)).to.deep.equal(['names one header twice: "X-Key" and "x-key" (header names are case-insensitive)'])
+    })
+
     it('takes Latin-1 in a header value (café)', () => {
       expect(endpointOf({ url: 'https://h.example.com', headers: { 'X-Place': 'caf\u00e9' } })).to.deep.include({ headers: { 'X-Place': 'caf\u00e9' } })
     })
