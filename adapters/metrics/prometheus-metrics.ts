@@ -35,6 +35,13 @@ export interface HttpMetrics {
    * `unparsed` and route `unmatched`, and not timed, as when it started is not known.
    */
   readonly countRefusal: (status: number) => void
+  /**
+   * Starts collecting the process metrics, when this set has them; GET /metrics calls it as its
+   * route is made, which a CLI command never does. Started by the first scrape instead, the
+   * event-loop delay histogram had no sample yet, and that scrape showed a minimum delay of
+   * 2^63 ns (292 years) and a mean of NaN after every start.
+   */
+  readonly startProcessMetrics: () => void
   /** The Prometheus text of every metric, and its content type. */
   readonly render: () => Promise<{ readonly contentType: string; readonly text: string }>
 }
@@ -178,8 +185,10 @@ export const createPrometheusMetrics = (options: MetricsOptions = {}): Metrics =
     watchPool: (read) => {
       readPool = read
     },
+    startProcessMetrics: () => {
+      if (options.process !== false) processMetrics()
+    },
     render: async () => {
-      // Process metrics start on the first scrape: a CLI command that never serves never collects them.
       const registries = options.process === false ? [registry] : [processMetrics(), registry]
       const texts = await Promise.all(registries.map((r) => r.metrics()))
       return { contentType: registry.contentType, text: texts.join('\n') }

@@ -9,6 +9,7 @@ import { loadConfig } from '../../config/env'
 import { send, useServer } from '../support/http-harness'
 import { exchangeRaw } from '../support/raw-http'
 import { actionBody } from '../support/http-fixtures'
+import { startService } from '../support/service-process'
 
 /** The value of one sample line (`name{labels} value`), or undefined when there is none. */
 const sample = (text: string, series: string): number | undefined => {
@@ -146,6 +147,28 @@ describe('GET /readyz with migrations pending', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await service.close()
+    }
+  })
+})
+
+describe('GET /metrics: the first scrape of a new process', function () {
+  this.timeout(30_000)
+
+  it('shows the event-loop delay measured since the service started, not an empty histogram', async () => {
+    const started = startService({ DATABASE_URL: 'sqlite::memory:', PORT: '0', LOG_LEVEL: 'silent', WEBHOOK_WORKER: 'false' })
+    try {
+      const baseUrl = await started.line('listening: ')
+      // Time for the event-loop delay monitor (10 ms resolution) to take samples, as it has
+      // long had by the time a scraper first calls.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const res = await send(baseUrl, 'GET', '/metrics')
+      expect(res.status).to.equal(200)
+      // Started by that first scrape, the histogram had no sample: a minimum of 2^63 ns (292 years) and a NaN mean.
+      expect(sample(res.text, 'nodejs_eventloop_lag_min_seconds'), 'minimum delay').to.be.within(0, 10)
+      expect(sample(res.text, 'nodejs_eventloop_lag_mean_seconds'), 'mean delay').to.be.within(0, 10)
+    } finally {
+      started.child.kill('SIGTERM')
+      await started.exited
     }
   })
 })
