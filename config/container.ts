@@ -4,6 +4,7 @@ import type Koa from 'koa'
 import { Logger } from 'pino'
 import { container as rootContainer, DependencyContainer, instanceCachingFactory } from 'tsyringe'
 import { Core, createCore } from '../application/core'
+import { purgeLimitPerCall } from '../application/idempotency/idempotent-requests'
 import { createHttpApp } from '../adapters/http/koa/app'
 import { Readiness } from '../adapters/http/koa/routes/health-routes'
 import { knexPoolUse } from '../adapters/metrics/knex-pool-use'
@@ -182,9 +183,10 @@ export interface Service {
   readonly startWebhookWorker: (settings?: Partial<WorkerSettings>) => WebhookWorker
   /**
    * Purges expired Idempotency-Keys now and then every `everyMs` (10 minutes by default), in the
-   * background; `close` stops it. Every process may run it: concurrent purges delete each row once.
+   * background, `batchSize` per statement (1,000 by default); `close` stops it. Every process may
+   * run it: concurrent purges delete each row once.
    */
-  readonly startIdempotencyKeyPurge: (everyMs?: number) => void
+  readonly startIdempotencyKeyPurge: (everyMs?: number, batchSize?: number) => void
   /**
    * Stops the webhook workers and the purge it started, leaving the database open for requests
    * still being answered; safe to call twice. A stopping process calls it at once, so that the
@@ -205,12 +207,18 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
   const workers: WebhookWorker[] = []
   let purgeTimer: NodeJS.Timeout | undefined
   let purging: Promise<unknown> = Promise.resolve()
-  const purgeIdempotencyKeys = async (): Promise<void> => {
+  const purgeIdempotencyKeys = async (batchSize?: number): Promise<void> => {
     const logger = resolve(c, Tokens.logger)
     try {
-      const purged = await resolve(c, Tokens.core).purgeExpiredIdempotencyKeys()()
-      if (purged._tag === 'Left') logger.warn({ storeFailure: purged.left.cause }, 'purging expired idempotency keys failed; retried later')
-      else if (purged.right > 0) logger.info({ purged: purged.right }, 'expired idempotency keys purged')
+      // A call deletes at most purgeLimitPerCall keys. When it did, more are waiting: they are
+      // purged now, call after call, not one call per interval, which let a service where more keys
+      // expire than that per interval keep every key past its 24 hours, growing without end.
+      for (;;) {
+        const purged = await resolve(c, Tokens.core).purgeExpiredIdempotencyKeys(batchSize)()
+        if (purged._tag === 'Left') return logger.warn({ storeFailure: purged.left.cause }, 'purging expired idempotency keys failed; retried later')
+        if (purged.right > 0) logger.info({ purged: purged.right }, 'expired idempotency keys purged')
+        if (purged.right < purgeLimitPerCall(batchSize) || stoppingBackground !== undefined) return
+      }
     } catch (error) {
       logger.error({ err: error }, 'purging expired idempotency keys threw')
     }
@@ -244,11 +252,11 @@ export const openService = async (config: AppConfig, overrides: ContainerOverrid
       workers.push(worker)
       return worker
     },
-    startIdempotencyKeyPurge: (everyMs = idempotencyPurgeEveryMs) => {
+    startIdempotencyKeyPurge: (everyMs = idempotencyPurgeEveryMs, batchSize) => {
       if (purgeTimer !== undefined) return
-      purging = purgeIdempotencyKeys()
+      purging = purgeIdempotencyKeys(batchSize)
       purgeTimer = setInterval(() => {
-        purging = purging.then(purgeIdempotencyKeys)
+        purging = purging.then(() => purgeIdempotencyKeys(batchSize))
       }, everyMs)
       purgeTimer.unref()
     },

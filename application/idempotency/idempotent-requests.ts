@@ -134,8 +134,11 @@ export const releaseIdempotencyKey =
 /** Keys deleted per statement when purging: short statements never hold the writer for long. */
 const purgeBatchSize = 1000
 
-/** Purge rounds per call: a backlog larger than this is finished by the next call. */
+/** Purge rounds per call, so that one call ends soon; a caller that was given the most should call again. */
 const purgeRounds = 100
+
+/** The most keys one call of `purgeExpiredIdempotencyKeys` deletes: when it deleted this many, more may wait. */
+export const purgeLimitPerCall = (batchSize: number = purgeBatchSize): number => batchSize * purgeRounds
 
 /** Deletes the keys past their 24 hours, a batch at a time; how many. */
 export const purgeExpiredIdempotencyKeys =

@@ -52,4 +52,52 @@ describe('the service purges expired idempotency keys in the background', () => 
       await service.close()
     }
   })
+
+  it('works off more expired keys than one purge deletes at once, rather than leaving the rest to the next round', async function () {
+    this.timeout(10_000)
+    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' })
+    if (E.isLeft(config)) throw new Error(config.left.message)
+    const service = await openService(config.right)
+    try {
+      await service.migrate()
+      const booted = await service.core.bootstrap()()
+      if (E.isLeft(booted) || O.isNone(booted.right)) throw new Error('bootstrap did nothing')
+      const orgId = booted.right.value.organisation.id
+      const keys = service.store.repositories.idempotencyKeys
+      // One key per statement: a purge deletes at most 100 (purgeRounds statements), and 150 expired.
+      const expired = 150
+      const longAgo = Date.now() - 2 * 24 * 60 * 60 * 1000
+      for (let i = 0; i < expired; i++) {
+        await keys.claim({
+          orgId,
+          key: `k${i}`,
+          fingerprint: 'f',
+          claimId: `idc.k${i}`,
+          response: null,
+          lockedUntil: null,
+          createdAt: timestampFromMillis(longAgo),
+          // The last key expires last, so it is the last a purge deletes.
+          expiresAt: timestampFromMillis(longAgo + i),
+        })()
+      }
+      const lastIsStored = async () => {
+        const outcome = await keys.claim({ orgId, key: `k${expired - 1}`, fingerprint: 'f', claimId: 'idc.probe', response: null, lockedUntil: null, createdAt: timestampFromMillis(Date.now()), expiresAt: timestampFromMillis(Date.now() + 60_000) })()
+        if (E.isLeft(outcome)) throw new Error(outcome.left.cause)
+        if (outcome.right.claimed) await keys.release({ orgId, key: `k${expired - 1}`, claimId: 'idc.probe' })()
+        return !outcome.right.claimed
+      }
+
+      // The next round is a minute away: whatever the first leaves waits that long.
+      service.startIdempotencyKeyPurge(60_000, 1)
+      const deadline = Date.now() + 5_000
+      while (await lastIsStored()) {
+        if (Date.now() > deadline) throw new Error('expired keys still stored 5 s after the purge started')
+        await sleep(50)
+      }
+      const left = await keys.purgeExpired(timestampFromMillis(Date.now()), 1000)()
+      expect(left).to.deep.equal(E.right(0))
+    } finally {
+      await service.close()
+    }
+  })
 })
