@@ -147,11 +147,24 @@ const ipv6Groups = (address: string): ReadonlyArray<string> | null => {
 }
 
 /**
+ * The address without the port some proxies append to `X-Forwarded-For` (`1.2.3.4:5678`,
+ * `[2001:db8::1]:443`; Azure's Application Gateway does): with it, every connection of one
+ * client counted as another client, and the failure limit never came.
+ */
+const withoutPort = (address: string): string => {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address)
+  if (bracketed !== null) return bracketed[1]
+  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(address)
+  return ipv4WithPort !== null ? ipv4WithPort[1] : address
+}
+
+/**
  * Whom a failure is counted against. An IPv4 address (also IPv4-mapped IPv6) is itself; an IPv6
  * address is its /64, since one machine is usually given a whole /64 and could otherwise pick a
  * fresh address for every guess.
  */
-export const clientKey = (address: string): string => {
+export const clientKey = (given: string): string => {
+  const address = withoutPort(given)
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
   if (mapped !== null) return mapped[1]
   if (!address.includes(':')) return address

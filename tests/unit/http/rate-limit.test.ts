@@ -111,6 +111,11 @@ describe('rate limits (adapters/http/koa/rate-limit)', () => {
       ['', ''],
       ['not:an:address', 'not:an:address'],
       ['1::2::3', '1::2::3'],
+      // With the port a proxy may append to X-Forwarded-For: one client whatever its connection.
+      ['203.0.113.7:51234', '203.0.113.7'],
+      ['[2001:db8:1:2::9]:443', '2001:db8:1:2::/64'],
+      ['[::ffff:10.1.2.3]:8080', '10.1.2.3'],
+      ['[2001:db8::1]', '2001:db8:0:0::/64'],
     ]
     for (const [address, key] of cases) {
       it(`${JSON.stringify(address)} counts as ${JSON.stringify(key)}`, () => {
