@@ -130,6 +130,14 @@ export const boolean = describedAs(new t.Type<boolean, boolean, unknown>(
   t.identity,
 ), { type: 'boolean' })
 
+/**
+ * The scheme and `//`, then no white space or control character anywhere; the document states
+ * the same pattern. The WHATWG parser repairs what lacks them (`https:example.com`,
+ * ` https://…`, a line break inside), so such a string was stored and answered as sent.
+ */
+const httpUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\x00-\\x20\\x7f]*$'
+const httpUrlForm = new RegExp(httpUrlPattern)
+
 /** An absolute http or https URL of 1 to `max` code points. */
 export const httpUrl = (max: number): t.Type<string, string, unknown> =>
   describedAs(new t.Type<string, string, unknown>(
@@ -139,6 +147,7 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
       pipe(
         text(1, max).validate(u, c),
         E.chain((s) => {
+          if (!httpUrlForm.test(s)) return t.failure(u, c, 'must be an absolute http or https URL')
           try {
             const url = new URL(s)
             return url.protocol === 'http:' || url.protocol === 'https:'
@@ -150,7 +159,7 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
         }),
       ),
     t.identity,
-  ), { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', ...lengthBounds(1, max) })
+  ), { type: 'string', format: 'uri', pattern: httpUrlPattern, ...lengthBounds(1, max) })
 
 const isoDateTime =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/

@@ -151,6 +151,9 @@ describeEachDatabase('HTTP: AI agents', (database) => {
       ['imageUrl relative', () => agentBody({ imageUrl: '/images/a.png' }), ['/imageUrl']],
       ['imageUrl not a URL', () => agentBody({ imageUrl: 'a picture' }), ['/imageUrl']],
       ['imageUrl ftp', () => agentBody({ imageUrl: 'ftp://example.com/a.png' }), ['/imageUrl']],
+      ['imageUrl without // after the scheme', () => agentBody({ imageUrl: 'https:example.com/a.png' }), ['/imageUrl']],
+      ['imageUrl with a leading space', () => agentBody({ imageUrl: ' https://example.com/a.png' }), ['/imageUrl']],
+      ['imageUrl with a line break', () => agentBody({ imageUrl: 'https://example.com/a\n.png' }), ['/imageUrl']],
       // status: required enum
       ['status active', () => agentBody({ status: 'active' }), echoes('status', 'active')],
       ['status inactive', () => agentBody({ status: 'inactive' }), echoes('status', 'inactive')],

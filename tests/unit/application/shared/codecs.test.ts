@@ -133,6 +133,15 @@ describe('codecs', () => {
         expect(violations(decode(codec, value)), value).to.deep.equal([{ path: '', message: 'must be an absolute http or https URL' }])
       }
     })
+    it('refuses what a browser would repair: no // after the scheme, white space or control characters', () => {
+      // The WHATWG parser repairs each of these into a URL, so they passed, and were stored and
+      // answered as sent, though the document's pattern refused them.
+      const repaired = ['https:example.com/a', 'https:/example.com/a', 'https:\\\\example.com', ' https://example.com', 'https://example.com/a ']
+      for (const value of [...repaired, 'https://exa\nmple.com', 'https://example.com/a\tb', 'https://example.com/a b', 'https://example.com/\u007f']) {
+        expect(violations(decode(codec, value)), JSON.stringify(value)).to.deep.equal([{ path: '', message: 'must be an absolute http or https URL' }])
+      }
+      expect(right(decode(codec, 'HTTPS://example.com/a%20b'))).to.equal('HTTPS://example.com/a%20b')
+    })
     it('counts the length first', () => {
       const long = `https://example.com/${'a'.repeat(21)}`
       expect(long.length).to.equal(41)
