@@ -11,14 +11,18 @@ import { conversationContentCodec, conversationCreateCodec } from '../../applica
 import { schemaOf } from '../../application/shared/codecs'
 import { openApiDocument } from '../../adapters/http/koa/openapi/document'
 import {
+  actionExample,
   actionInputExample,
   aiAgentCreateExample,
+  aiAgentExample,
   aiAgentUpdateExample,
   conversationCreateExample,
+  conversationExample,
   conversationPatchExample,
 } from '../../adapters/http/koa/openapi/examples'
 import { ajvJsonSchemaChecker } from '../../adapters/system/ajv-json-schema-checker'
 import { useServer } from '../support/http-harness'
+import { expectCreated, expectSingle } from '../http/expect-http'
 import { v1Routes } from '../http/routes'
 
 /** dist/tests/openapi -> the repository root */
@@ -133,6 +137,32 @@ describe('OpenAPI document', () => {
     accepted(aiAgentUpdateCodec, aiAgentUpdateExample)
     accepted(conversationCreateCodec, { ...conversationCreateExample })
     accepted(conversationContentCodec, { source: 'x', sourceType: 'BROWSER', timestampStart: '2026-03-01T09:30:00Z', ...conversationPatchExample })
+  })
+
+  it('has request examples that the service takes, and answers as the response examples show', async () => {
+    const { a } = h()
+    const audit = (record: any) => ({ id: record.id, orgId: record.orgId, createdBy: record.createdBy, createdAt: record.createdAt, updatedBy: record.updatedBy, updatedAt: record.updatedAt })
+    const sameBut = (res: any, example: any) => expect(res.body).to.deep.equal({ ...example, ...audit(res.body) })
+
+    const action = await a.post('/v1/actions', actionInputExample)
+    expectCreated(action, '/v1/actions')
+    sameBut(action, actionExample)
+    const replacedAction = await a.put(`/v1/actions/${action.body.id}`, actionInputExample)
+    expectSingle(replacedAction, 200)
+    sameBut(replacedAction, actionExample)
+
+    const agent = await a.post('/v1/ai-agents', aiAgentCreateExample)
+    expectCreated(agent, '/v1/ai-agents')
+    sameBut(agent, aiAgentExample)
+    const replacedAgent = await a.put(`/v1/ai-agents/${agent.body.id}`, aiAgentUpdateExample)
+    expectSingle(replacedAgent, 200)
+    sameBut(replacedAgent, aiAgentExample)
+
+    // The example's agent is one of the example's organisation: here, the agent just created.
+    const conversation = await a.post('/v1/conversations', { ...conversationCreateExample, agentId: agent.body.id })
+    expectCreated(conversation, '/v1/conversations')
+    sameBut(conversation, { ...conversationExample, prospectId: conversation.body.prospectId, aiAgentId: agent.body.id })
+    expectSingle(await a.patch(`/v1/conversations/${conversation.body.id}`, conversationPatchExample), 200)
   })
 
   it('has examples that match their schemas, requests and responses alike', () => {

@@ -88,7 +88,8 @@ export const conversationExample = {
   id: conversationId,
   orgId: org,
   prospectId,
-  source: '+14155550100',
+  // As sent: only the prospect's source is normalised to E.164.
+  source: conversationCreateExample.source,
   sourceType: 'TELEPHONY_A',
   aiAgentId: agentId,
   timestampStart: '2026-03-01T09:30:00.000Z',
