@@ -159,7 +159,13 @@ export const httpUrl = (max: number): t.Type<string, string, unknown> =>
         }),
       ),
     t.identity,
-  ), { type: 'string', format: 'uri', pattern: httpUrlPattern, ...lengthBounds(1, max) })
+  ), {
+    type: 'string',
+    format: 'uri',
+    pattern: httpUrlPattern,
+    ...lengthBounds(1, max),
+    description: 'An absolute http or https URL, without white space (a space is %20).',
+  })
 
 const isoDateTime =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/

@@ -38,6 +38,13 @@ describe('GET /docs, the API reference page', function () {
     for (const operation of seedOperations) expect(res.text).to.contain(operation.replace(/^(\w+) /, (_, method: string) => `${method}</span> <span class="path">`))
   })
 
+  it('says that imageUrl and an endpoint url are absolute http(s) URLs', async () => {
+    const res = await h().request('GET', '/docs')
+    const row = (field: string) => new RegExp(`${field}</code>(?:(?!</tr>)[\\s\\S])*absolute http or https URL`)
+    expect(res.text).to.match(row('imageUrl'))
+    expect(res.text).to.match(row('url'))
+  })
+
   describe('in headless Chromium', () => {
     let context: BrowserContext | undefined
     let profile: string | undefined
