@@ -5,7 +5,7 @@ import * as t from 'io-ts'
 import { ActionEndpoint, ActionFields, httpMethods, invocationTriggers } from '../../domain/action/action'
 import { holdsMoreThan, JsonObject } from '../../domain/shared/json'
 import { JsonSchemaChecker } from '../ports/json-schema-checker'
-import { describedAs, fieldOf, httpUrl, jsonObject, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
+import { describedAs, fieldOf, httpUrl, jsonObject, maxFreeFormDepth, nullable, oneOf, orNull, schemaOf, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 
 /**
@@ -129,7 +129,12 @@ const jsonSchema = (checker: JsonSchemaChecker): t.Type<JsonObject, unknown, unk
         }),
       ),
     t.identity,
-  ), { type: 'object', description: 'A JSON Schema (draft 2020-12, or draft-07 with its `$schema`) of the arguments.' })
+  ), {
+    type: 'object',
+    description:
+      'A JSON Schema (draft 2020-12, or draft-07 with its `$schema`) of the arguments. Its `$ref`s must resolve within it: ' +
+      `no other document is fetched. At most ${maxSchemaNodes.toLocaleString('en-US')} objects and arrays, nested at most ${maxFreeFormDepth} levels deep.`,
+  })
 
 /**
  * Before a body is decoded: has the checker work out its `parameters` schema off the event loop

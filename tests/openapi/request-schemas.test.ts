@@ -178,4 +178,20 @@ describe('OpenAPI request schemas: the document says what the codecs enforce', (
       }
     })
   }
+
+  it('says why a JSON Schema is refused as parameters where no keyword of the document can', () => {
+    const description: string = document.components.schemas.ActionInput.properties.parameters.anyOf[0].description
+    let deep: Json = { type: 'string' }
+    for (let level = 1; level < 101; level++) deep = { items: deep }
+    const refused: ReadonlyArray<readonly [string, Json]> = [
+      ['resolve', { $ref: 'https://schemas.example.com/booking.json' }],
+      ['1,000 objects and arrays', { anyOf: Array.from({ length: 1000 }, () => ({ type: 'string' })) }],
+      ['100 levels', deep],
+    ]
+    for (const [rule, parameters] of refused) {
+      const result = decodeAction({ ...actionInputExample, parameters })
+      expect(E.isLeft(result) && result.left.violations.map((v) => v.path), rule).to.deep.equal(['/parameters'])
+      expect(description, rule).to.include(rule)
+    }
+  })
 })
