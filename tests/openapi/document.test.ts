@@ -214,6 +214,21 @@ describe('OpenAPI document', () => {
     expect(conversation(aConversation(null)), JSON.stringify(conversation.errors)).to.equal(true)
   })
 
+  it('describes an endpoint as returned: an HTTP one with its method, and no key null', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false })
+    ajv.addFormat('date-time', true).addFormat('uri', true)
+    ajv.addSchema(document, 'openapi.json')
+    const action = ajv.compile({ $ref: 'openapi.json#/components/schemas/Action' })
+    const url = 'https://hooks.example.com/x'
+    const withEndpoint = (endpoint: unknown) => ({ ...actionExample, endpoint })
+    for (const endpoint of [null, { url, method: 'POST' }, { type: 'http', url, method: 'GET', headers: '{}', payload: {} }, { type: 'internal', operation: 'o' }]) {
+      expect(action(withEndpoint(endpoint)), JSON.stringify(action.errors)).to.equal(true)
+    }
+    for (const endpoint of [{ url }, { url, method: null }, { url, method: 'POST', headers: null }, { type: null, url, method: 'POST' }]) {
+      expect(action(withEndpoint(endpoint)), JSON.stringify(endpoint)).to.equal(false)
+    }
+  })
+
   it('passes the OpenAPI linter (redocly lint, recommended-strict)', function () {
     this.timeout(60_000)
     const dir = mkdtempSync(path.join(tmpdir(), 'switchboard-openapi-'))

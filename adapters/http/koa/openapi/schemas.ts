@@ -77,6 +77,32 @@ const asReturned = (schema: JsonSchema): JsonSchema => {
   return out
 }
 
+/** `schema` without the null a request may send for an optional key, which the service then leaves out. */
+const notNull = (schema: JsonSchema): JsonSchema => {
+  const branches = schema.anyOf
+  if (!Array.isArray(branches)) return schema
+  const kept = (branches as JsonSchema[]).filter((branch) => branch.type !== 'null')
+  return kept.length === 1 ? kept[0] : { ...schema, anyOf: kept }
+}
+
+/**
+ * The endpoint as returned (CONTRACT.md §4): an HTTP one always shows `method` (POST when none
+ * was given) and only the other keys it was given, never null; the request schema takes both.
+ */
+const endpointAsReturned = (schema: JsonSchema): JsonSchema => {
+  const [shapes, none] = schema.anyOf as [JsonSchema, JsonSchema]
+  const [http, internal] = shapes.oneOf as [JsonSchema, JsonSchema]
+  if (!Array.isArray(http.required) || !('method' in propertiesOf(http)) || none.type !== 'null') {
+    throw new Error('the endpoint schema is not the nullable union of an HTTP and an internal endpoint')
+  }
+  const returned: JsonSchema = {
+    ...http,
+    properties: Object.fromEntries(Object.entries(propertiesOf(http)).map(([key, property]) => [key, notNull(property)])),
+    required: [...(http.required as string[]), 'method'],
+  }
+  return { ...schema, anyOf: [{ ...shapes, oneOf: [returned, internal] }, none] }
+}
+
 /**
  * A merge patch (RFC 7396) of the create fields but agentId: every key optional, null removes an
  * optional one, arrays are replaced whole. A required field set to null is refused (422).
@@ -146,7 +172,7 @@ const action = record('An action an agent can call.', {
   name: actionFields.name,
   description: actionFields.description,
   parameters: actionFields.parameters,
-  endpoint: actionFields.endpoint,
+  endpoint: endpointAsReturned(actionFields.endpoint),
   invocationTrigger: actionFields.invocationTrigger,
   userWaitingText: actionFields.userWaitingText,
   userSuccessText: actionFields.userSuccessText,
