@@ -45,7 +45,7 @@ const isKnownTimeZone = (zone: string): boolean => {
   }
 }
 
-const timezone = refined(text(1, 512), isKnownTimeZone, 'must be an IANA time zone name such as Europe/Berlin')
+const timezone = refined(text(1, 512), isKnownTimeZone, 'must be an IANA time zone name written Region/City, such as Europe/Berlin, or UTC')
 
 const stage = strictObject('MissionStage', { stageName: text(1, 512), description: text(0), otherNotes: text(0) })
 

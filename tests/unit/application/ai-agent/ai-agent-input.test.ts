@@ -119,9 +119,15 @@ describe('decodeAiAgentFields (PUT body)', () => {
     }
     it('names the rule in its message', () => {
       expect(violations(decodeAiAgentFields(withField('timezone', 'Mars/Olympus')))).to.deep.equal([
-        { path: '/timezone', message: 'must be an IANA time zone name such as Europe/Berlin' },
+        { path: '/timezone', message: 'must be an IANA time zone name written Region/City, such as Europe/Berlin, or UTC' },
       ])
     })
+    // IANA names these too; the message said only "an IANA time zone name", which they are.
+    for (const zone of ['GMT', 'EST', 'CET', 'Japan']) {
+      it(`refuses ${zone}, an IANA name not written Region/City, saying so`, () => {
+        expect(violations(decodeAiAgentFields(withField('timezone', zone)))[0].message).to.include('Region/City')
+      })
+    }
     // Intl looks zones up case-insensitively, so a misspelt case passes unless the name is compared.
     it('refuses a zone name written in the wrong case (Europe/berlin, Europe/BERLIN)', () => {
       expect(pathsOf(decodeAiAgentFields(withField('timezone', 'Europe/berlin')))).to.deep.equal(['/timezone'])
