@@ -61,7 +61,8 @@ const voice = strictObject(
   {
     gender: text(1, 512),
     languageAccent: strictObject('LanguageAccent', {}, { language: text(1, 512), accent: text(1, 512) }),
-    modelId: refined(text(1, 512), (id) => id.startsWith('voi.'), 'must be a voice model id starting with voi.', { pattern: '^voi\\.' }),
+    // The prefix names the kind; the part after it names the model, so `voi.` alone names none.
+    modelId: refined(text(1, 512), (id) => id.startsWith('voi.') && id.length > 'voi.'.length, 'must be a voice model id: voi. and its name', { pattern: '^voi\\..' }),
   },
 )
 

@@ -192,10 +192,10 @@ describe('decodeAiAgentFields (PUT body)', () => {
     it('takes a voice with only some fields', () => {
       expect(right(decodeAiAgentFields({ ...valid, voice: { modelId: 'voi.1' } })).voice).to.deep.equal({ modelId: 'voi.1' })
     })
-    it('refuses a modelId without the voi. prefix', () => {
-      for (const modelId of ['abc', 'VOI.abc', 'voi', 'aia.1']) {
+    it('refuses a modelId without the voi. prefix, or with nothing after it', () => {
+      for (const modelId of ['abc', 'VOI.abc', 'voi', 'aia.1', 'voi.']) {
         expect(violations(decodeAiAgentFields({ ...valid, voice: { modelId } }))).to.deep.equal([
-          { path: '/voice/modelId', message: 'must be a voice model id starting with voi.' },
+          { path: '/voice/modelId', message: 'must be a voice model id: voi. and its name' },
         ])
       }
     })
