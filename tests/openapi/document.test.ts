@@ -52,6 +52,13 @@ describe('OpenAPI document', () => {
     expect(document.security).to.deep.equal([{ bearerAuth: [] }])
   })
 
+  it('names as its server the service that serves it, wherever that is (a relative URL)', () => {
+    // Resolved against the document's own address, as OpenAPI 3.1 resolves a relative server URL.
+    const served = `${h().baseUrl}/v1/openapi.json`
+    const operations = new URL(`.${'/v1/actions'}`, new URL(document.servers[0].url, served))
+    expect(operations.href).to.equal(`${h().baseUrl}/v1/actions`)
+  })
+
   it('is served without a token, and the same as the one the code builds', async () => {
     const res = await h().request('GET', '/v1/openapi.json', { token: null })
     expect(res.status).to.equal(200)

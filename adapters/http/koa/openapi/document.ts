@@ -634,7 +634,9 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Switchboard maintainers' },
     },
-    servers: [{ url: 'http://127.0.0.1:3000', description: '`npm start` on this machine (HOST and PORT change it)' }],
+    // Relative (OpenAPI 3.1 §4.8.5): the service that serves the document, wherever it runs. A fixed
+    // http://127.0.0.1:3000 sent a client generated from a deployed service's document to localhost.
+    servers: [{ url: '/', description: 'The service that serves this document' }],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
