@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as http from 'node:http'
 import { AddressInfo } from 'node:net'
@@ -202,6 +202,24 @@ describe('npm start (node dist/config/main.js)', function () {
     expect(result.stdout).not.to.contain('listening')
     expect(result.stderr.trim().split('\n')).to.have.length(1)
     expect(result.stderr).to.contain('DATABASE_URL')
+  })
+
+  it('refuses a folder the kernel will not make (under /proc) with exit code 2, not a start that never ends', async function () {
+    if (!existsSync('/proc/self')) this.skip()
+    // Node's recursive mkdir looped for ever on the ENOENT /proc answers; runNode gives up after its timeout.
+    const result = await runNode(script('main'), [], { PORT: '0', DATABASE_URL: 'sqlite:/proc/switchboard-nope/db.sqlite' })
+    expect(result.code).to.equal(2)
+    expect(result.stderr.trim().split('\n')).to.deep.equal(["switchboard: cannot open the database DATABASE_URL names: ENOENT: no such file or directory, mkdir '/proc/switchboard-nope'"])
+  })
+
+  it('makes every missing folder of a SQLite path', async () => {
+    const file = path.join(dir, 'deep', 'er', 'still', 'db.sqlite')
+    const service = startService({ PORT: '0', DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' })
+    children.push(service.child)
+    await service.line('listening: ')
+    service.child.kill('SIGTERM')
+    expect(await service.exited).to.equal(0)
+    expect(existsSync(file)).to.equal(true)
   })
 
   it('refuses an unreachable PostgreSQL with exit code 2 and the one line docs/deploy.md quotes', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import knex, { Knex } from 'knex'
 import { types as pgTypes } from 'pg'
@@ -320,6 +320,27 @@ const createPrivately = (filename: string): void => {
 }
 
 /**
+ * `mkdir -p`, one folder at a time from the deepest that exists. Node's recursive mkdir loops
+ * for ever where the kernel answers ENOENT for a folder it will not make (`/proc/x`: the start
+ * hung, burning a core, instead of exiting 2); made one by one, that ENOENT is the error.
+ */
+const makeFolders = (folder: string): void => {
+  const missing: string[] = []
+  for (let at = folder; !existsSync(at); at = dirname(at)) {
+    missing.unshift(at)
+    if (dirname(at) === at) break
+  }
+  for (const path of missing) {
+    try {
+      mkdirSync(path)
+    } catch (error) {
+      // Another process made it meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+}
+
+/**
  * A Knex instance for `sqlite:<path>` (its folder created on demand), `sqlite::memory:` or
  * `postgres://user:pass@host:port/db`. Throws for any other form, naming only its scheme.
  */
@@ -331,7 +352,7 @@ export const connectKnex = (databaseUrl: string, options: KnexConnectOptions = {
     // A `file:` URI names its file in its own syntax; only a plain path gets its folder made, and
     // a new file made readable by its owner alone.
     if (!filename.startsWith('file:')) {
-      mkdirSync(dirname(resolve(filename)), { recursive: true })
+      makeFolders(dirname(resolve(filename)))
       createPrivately(filename)
     }
     return connectSqlite(filename, options)
