@@ -36,9 +36,11 @@ describe('bench load (runLoad)', function () {
     expect(result.errors).to.equal(0)
     expect(result.firstAnswers.count).to.equal(4)
     expect(result.firstAnswers.maxMs).to.be.at.least(firstAnswerDelayMs - 5)
-    expect(result.requests).to.be.within(50, 250)
-    expect(result.p50Ms).to.be.within(answerDelayMs, firstAnswerDelayMs / 2)
-    expect(result.p99Ms).to.be.within(answerDelayMs, firstAnswerDelayMs / 2)
+    // At most 250 answers, so that the four first ones would be the p99 were they counted in; the
+    // bounds below follow from the delays (timers never fire early), not from the machine's speed.
+    expect(result.requests).to.be.above(result.firstAnswers.count).and.at.most(250)
+    expect(result.p50Ms).to.be.at.least(answerDelayMs).and.below(firstAnswerDelayMs - 5)
+    expect(result.p99Ms).to.be.at.least(answerDelayMs).and.below(firstAnswerDelayMs - 5)
   })
 
   it('refuses an origin other than a loopback address', async () => {
