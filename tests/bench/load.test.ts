@@ -43,6 +43,31 @@ describe('bench load (runLoad)', function () {
     expect(result.p99Ms).to.be.at.least(answerDelayMs).and.below(firstAnswerDelayMs - 5)
   })
 
+  it('counts a request that timed out as one error', async () => {
+    // Never answers: every request the server sees ends in a timeout, but perhaps the last, which
+    // the end of the run may cut short.
+    let received = 0
+    const silent = createServer(() => {
+      received += 1
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const result = await runLoad({
+        origin: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        connections: 1,
+        seconds: 3,
+        // autocannon's least.
+        timeoutSeconds: 1,
+        request: { method: 'GET', path: '/' },
+      })
+      expect(received).to.be.at.least(2)
+      expect(result.errors).to.be.within(received - 1, received)
+    } finally {
+      silent.closeAllConnections()
+      await new Promise<void>((resolve) => silent.close(() => resolve()))
+    }
+  })
+
   it('refuses an origin other than a loopback address', async () => {
     let refused: unknown
     await runLoad({ origin: 'http://example.com:80', connections: 1, seconds: 1, request: { method: 'GET', path: '/' } }).catch((error: unknown) => (refused = error))
