@@ -253,6 +253,11 @@ const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(
 
 export const runBench = async (options: BenchOptions): Promise<BenchOutcome> => {
   const { log } = options
+  // A misspelt key would otherwise measure nothing and report every target met.
+  const unknown = options.only?.filter((key) => !operations.some((o) => o.key === key)) ?? []
+  if (unknown.length > 0) {
+    throw new Error(`no operation ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${operations.map((o) => o.key).join(', ')}`)
+  }
   const startedAt = new Date().toISOString()
   const deployments: Deployment[] = []
   let baseline: Child | undefined
