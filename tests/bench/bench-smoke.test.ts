@@ -56,6 +56,7 @@ describe('bench (smoke run)', function () {
     expect(codes, `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.not.be.empty
     for (const code of codes) expect(Number(code), `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.be.within(200, 299)
     expect(operation.errors, operation.label).to.equal(0)
+    expect(operation.baselineErrors, `${operation.label}: its baseline`).to.equal(0)
     expect(operation.rounds).to.have.length(1)
     expect(operation.requestsPerSecond, operation.label).to.be.greaterThan(0)
     expect(operation.ratio, operation.label).to.be.greaterThan(0)
