@@ -111,6 +111,14 @@ export const idempotencyRepositoryContract = (makeStore: MakeStore): void => {
     expect(await storedFor(aClaim({ orgId: orgB, key: 'old-0' }))).to.not.equal(null)
   })
 
+  it('purges the records that expired first, whatever order they were claimed in', async () => {
+    for (const i of [4, 2, 0, 3, 1]) await right(keys().claim(aClaim({ key: `old-${i}`, claimId: `idc.old${i}`, expiresAt: at(10 + i) })))
+    expect(await right(keys().purgeExpired(at(14), 2))).to.equal(2)
+    const kept: string[] = []
+    for (const i of [0, 1, 2, 3, 4]) if ((await storedFor(aClaim({ key: `old-${i}` }))) !== null) kept.push(`old-${i}`)
+    expect(kept).to.deep.equal(['old-2', 'old-3', 'old-4'])
+  })
+
   it('keeps the answer only when the transaction that stores it commits', async () => {
     await right(keys().claim(aClaim()))
     const rolledBack = await store().unitOfWork.run((repos) => async () => {

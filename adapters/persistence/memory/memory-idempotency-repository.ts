@@ -40,7 +40,11 @@ export const memoryIdempotencyRepository = (access: MemoryAccess): IdempotencyRe
     }),
   purgeExpired: (now, limit) =>
     access((state) => {
-      const expired = [...state.idempotencyKeys].filter(([, record]) => record.expiresAt <= now).slice(0, limit)
+      // The earliest expiries first, as the SQL stores order the batch they delete.
+      const expired = [...state.idempotencyKeys]
+        .filter(([, record]) => record.expiresAt <= now)
+        .sort(([, a], [, b]) => (a.expiresAt < b.expiresAt ? -1 : a.expiresAt > b.expiresAt ? 1 : 0))
+        .slice(0, limit)
       for (const [id] of expired) state.idempotencyKeys.delete(id)
       return expired.length
     }),
