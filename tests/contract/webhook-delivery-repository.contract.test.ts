@@ -65,6 +65,13 @@ export const webhookDeliveryRepositoryContract = (makeStore: MakeStore): void =>
       expect(result._tag).to.equal('Left')
       await expectNone(deliveries().findById(orgA, 'whd.other'))
     })
+
+    it('refuses a batch that holds one id twice, storing none of it', async () => {
+      const result = await deliveries().insertMany([aDelivery({ id: 'whd.other' }), aDelivery(), aDelivery({ attempts: [] })])()
+      expect(result._tag).to.equal('Left')
+      await expectNone(deliveries().findById(orgA, 'whd.other'))
+      await expectNone(deliveries().findById(orgA, 'whd.d1'))
+    })
   })
 
   describe('list', () => {

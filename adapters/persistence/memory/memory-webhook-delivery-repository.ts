@@ -26,8 +26,11 @@ const byDueTime = (a: WebhookDelivery, b: WebhookDelivery): number => {
 export const memoryWebhookDeliveryRepository = (access: MemoryAccess): WebhookDeliveryRepository => ({
   insertMany: (deliveries) =>
     access((state) => {
+      // Every id checked before any is stored: SQL's INSERT stores none of a batch that breaks its key.
+      const ids = new Set<string>()
       for (const delivery of deliveries) {
-        if (state.webhookDeliveries.has(delivery.id)) throw new Error(`duplicate id ${delivery.id}`)
+        if (state.webhookDeliveries.has(delivery.id) || ids.has(delivery.id)) throw new Error(`duplicate id ${delivery.id}`)
+        ids.add(delivery.id)
       }
       for (const delivery of deliveries) insertNew(state.webhookDeliveries, { ...delivery, leasedUntil: null })
     }),
