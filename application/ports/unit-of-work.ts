@@ -27,6 +27,10 @@ export interface UnitOfWork {
    * Runs `work` in one transaction: committed when it returns Right, rolled back when it returns
    * Left (which is returned) or throws (which is thrown on: a bug, not a store failure), so no half
    * of a multi-record write is ever seen. StoreUnavailable when the store fails to begin or commit.
+   * The work must not turn a repository's StoreUnavailable into a Right and go on: on PostgreSQL
+   * the failed statement has already aborted the transaction, whose COMMIT then keeps nothing
+   * while the unit reports success. No use case does; a recovery belongs outside the unit, as
+   * retryOnConflict is.
    */
   readonly run: <E, A>(work: (repositories: Repositories) => TE.TaskEither<E, A>) => TE.TaskEither<E | StoreUnavailable, A>
 }
