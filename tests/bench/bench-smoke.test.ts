@@ -1,11 +1,9 @@
 import { expect } from 'chai'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { BenchOutcome, runBench } from '../../bench/bench'
-import { killLivingChildren } from '../../bench/child'
 import { operations } from '../../bench/operations'
-import { BenchReport, OperationReport } from '../../bench/report'
+import { BenchReport } from '../../bench/report'
+import { expectAnsweredOk, useSmokeRun } from './smoke-run'
 
 /**
  * `npm run bench` at a second per operation on small data, so the bench cannot rot: every
@@ -13,81 +11,53 @@ import { BenchReport, OperationReport } from '../../bench/report'
  */
 describe('bench (smoke run)', function () {
   this.timeout(120_000)
-  let dir: string
-  let outcome: BenchOutcome
-  const lines: string[] = []
-
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'switchboard-bench-smoke-'))
-    outcome = await runBench({
-      connections: 10,
-      seconds: 1,
-      baselineSeconds: 1,
-      // autocannon counts whole seconds: a second of load is the least it makes.
-      warmupSeconds: 0,
-      rounds: 1,
-      size: {
-        // Enough agents that two PUTs of one agent rarely meet (they would take turns, measured apart).
-        agents: 20,
-        actions: 260,
-        linksPerAgent: 10,
-        webhooksPerAgent: 2,
-        prospects: 20,
-        hotConversations: 50,
-        conversations: 200,
-        transcriptLines: 20,
-      },
-      scale: [300, 20_000],
-      outDir: dir,
-      log: (line) => lines.push(line),
-    }).catch((error: unknown) => {
-      process.stdout.write(`${lines.join('\n')}\n`)
-      throw error
-    })
-  })
-
-  after(() => {
-    killLivingChildren()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  })
-
-  const answeredOk = (operation: OperationReport): void => {
-    const codes = Object.keys(operation.statusCodes)
-    expect(codes, `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.not.be.empty
-    for (const code of codes) expect(Number(code), `${operation.label}: ${JSON.stringify(operation.statusCodes)}`).to.be.within(200, 299)
-    expect(operation.errors, operation.label).to.equal(0)
-    expect(operation.baselineErrors, `${operation.label}: its baseline`).to.equal(0)
-    expect(operation.rounds).to.have.length(1)
-    expect(operation.requestsPerSecond, operation.label).to.be.greaterThan(0)
-    expect(operation.ratio, operation.label).to.be.greaterThan(0)
-  }
+  const smoke = useSmokeRun('bench-smoke', () => ({
+    connections: 10,
+    seconds: 1,
+    baselineSeconds: 1,
+    // autocannon counts whole seconds: a second of load is the least it makes.
+    warmupSeconds: 0,
+    rounds: 1,
+    size: {
+      // Enough agents that two PUTs of one agent rarely meet (they would take turns, measured apart).
+      agents: 20,
+      actions: 260,
+      linksPerAgent: 10,
+      webhooksPerAgent: 2,
+      prospects: 20,
+      hotConversations: 50,
+      conversations: 200,
+      transcriptLines: 20,
+    },
+    scale: [300, 20_000],
+  }))
 
   it('measures every operation on SQLite, each answering only 2xx with no errors', () => {
-    const report = outcome.report
+    const report = smoke().outcome.report
     expect(report.database.kind).to.equal('sqlite')
     expect(report.operations.map((o) => o.key)).to.have.members(operations.map((o) => o.key))
-    for (const operation of report.operations) answeredOk(operation)
+    for (const operation of report.operations) expectAnsweredOk(operation)
     expect(report.errors).to.equal(0)
   })
 
   it('repeats the scale operations on a smaller and a larger database, after a batched load', () => {
-    const scale = outcome.report.scale
+    const scale = smoke().outcome.report.scale
     expect(scale).to.not.equal(null)
     expect(scale?.points.map((p) => p.conversations)).to.deep.equal([300, 20_000])
-    for (const point of scale?.points ?? []) for (const operation of point.operations) answeredOk(operation)
+    for (const point of scale?.points ?? []) for (const operation of point.operations) expectAnsweredOk(operation)
     expect(scale?.comparisons).to.have.length(2)
     expect(scale?.load?.rows).to.be.greaterThan(0)
     expect(Object.keys(scale?.queryPlans ?? {})).to.have.length(3)
   })
 
   it('samples the service memory and sees the outbox rows of the conversations it created', () => {
-    const { memory, webhooks } = outcome.report
+    const { memory, webhooks } = smoke().outcome.report
     expect(memory.peakMiB).to.be.greaterThan(0)
     if (webhooks.outboxRows !== null) expect(webhooks.outboxRows).to.be.greaterThan(0)
   })
 
   it('lets the service make every delivery a run queued before the next run, and counts its cost', () => {
-    const { operations: measured, webhooks } = outcome.report
+    const { operations: measured, webhooks } = smoke().outcome.report
     // Each run is followed by its deliveries, so by the count every outbox row has reached the sink.
     expect(webhooks.delivered).to.equal(webhooks.outboxRows)
     for (const operation of measured) {
@@ -104,7 +74,7 @@ describe('bench (smoke run)', function () {
   })
 
   it('counts each connection first answer apart from the percentiles, and reports the slowest', () => {
-    for (const operation of outcome.report.operations) {
+    for (const operation of smoke().outcome.report.operations) {
       for (const round of operation.rounds) {
         expect(round.operation.firstAnswers.count, operation.label).to.equal(10)
         expect(round.baseline.firstAnswers.count, operation.label).to.equal(10)
@@ -112,16 +82,16 @@ describe('bench (smoke run)', function () {
       expect(operation.slowestFirstAnswerMs, operation.label).to.equal(Math.max(...operation.rounds.map((r) => r.operation.firstAnswers.maxMs)))
       expect(operation.slowestFirstAnswerMs, operation.label).to.be.greaterThan(0)
     }
-    expect(readFileSync(outcome.files.markdown, 'utf8')).to.match(/The slowest first answer was \d+\.\d ms/)
+    expect(readFileSync(smoke().outcome.files.markdown, 'utf8')).to.match(/The slowest first answer was \d+\.\d ms/)
   })
 
   it('writes the results as JSON and as a Markdown table', () => {
-    expect(path.dirname(outcome.files.json)).to.equal(dir)
-    expect(existsSync(outcome.files.json)).to.equal(true)
-    const written = JSON.parse(readFileSync(outcome.files.json, 'utf8')) as BenchReport
-    expect(written.operations.map((o) => o.key)).to.deep.equal(outcome.report.operations.map((o) => o.key))
-    const markdown = readFileSync(outcome.files.markdown, 'utf8')
+    expect(path.dirname(smoke().outcome.files.json)).to.equal(smoke().dir)
+    expect(existsSync(smoke().outcome.files.json)).to.equal(true)
+    const written = JSON.parse(readFileSync(smoke().outcome.files.json, 'utf8')) as BenchReport
+    expect(written.operations.map((o) => o.key)).to.deep.equal(smoke().outcome.report.operations.map((o) => o.key))
+    const markdown = readFileSync(smoke().outcome.files.markdown, 'utf8')
     expect(markdown).to.contain('| operation | req/s | ratio |')
-    for (const operation of outcome.report.operations) expect(markdown).to.contain(operation.label)
+    for (const operation of smoke().outcome.report.operations) expect(markdown).to.contain(operation.label)
   })
 })
