@@ -71,11 +71,9 @@ export const retryAfterMs = (value: string | undefined, nowMs: number): number |
   return Number.isNaN(at) || !/[A-Za-z]/.test(text) ? null : Math.max(0, at - nowMs)
 }
 
-const ownHeaders = (given: Readonly<Record<string, string>>): Record<string, string> => {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(given)) if (!reservedHeaderNames.includes(name.toLowerCase())) kept[name] = value
-  return kept
-}
+/** Defined by fromEntries, not assigned, so that a header named `__proto__` stays a header. */
+const ownHeaders = (given: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(given).filter(([name]) => !reservedHeaderNames.includes(name.toLowerCase())))
 
 /** How long a connection to a receiver stays open between attempts, unless the receiver says less. */
 const idleConnectionMs = 4_000

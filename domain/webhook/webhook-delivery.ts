@@ -73,12 +73,12 @@ const headersOf = (endpoint: HttpActionEndpoint): Record<string, string> => {
       given = {}
     }
   }
-  const headers: Record<string, string> = {}
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) return headers
-  for (const [name, value] of Object.entries(given)) {
-    if (typeof value === 'string' && !reservedHeaderNames.includes(name.toLowerCase())) headers[name] = value
-  }
-  return headers
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return {}
+  // Built by fromEntries, which defines each name: assigned, a header named `__proto__` (a valid
+  // HTTP token) set the object's prototype instead and was never sent.
+  return Object.fromEntries(
+    Object.entries(given).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !reservedHeaderNames.includes(entry[0].toLowerCase())),
+  )
 }
 
 /**

@@ -98,6 +98,19 @@ describe('webhook delivery to a real receiver', function () {
     expect(delivery.attempts[0].durationMs).to.be.a('number').within(0, 2_000)
   })
 
+  it('sends a header whose name is one of Object.prototype (__proto__, constructor) as given, in an object or a JSON string', async () => {
+    const headers = JSON.parse('{"__proto__":"p-1","constructor":"c-1","X-Api-Key":"k-1"}') as Record<string, string>
+    await addAction({ url: receiver.url('/object'), method: 'POST', headers })
+    await addAction({ url: receiver.url('/string'), method: 'POST', headers: JSON.stringify(headers) })
+    await startConversation()
+    await poll()
+
+    expect(receiver.received).to.have.length(2)
+    for (const request of receiver.received) {
+      expect(request.rawHeaders, request.url).to.include.members(['__proto__', 'p-1', 'constructor', 'c-1', 'X-Api-Key', 'k-1'])
+    }
+  })
+
   it('fills the payload template, JSON-escaped', async () => {
     await addAction({ url: receiver.url(), method: 'POST', payload: '{"conversation":"{{conversation.id}}","summary":"{{conversation.transcriptSummary}}","end":"{{conversation.timestampEnd}}"}' })
     const conversation = await runRight(world.core.createConversation(alice, conversationBody(agentId, { transcriptSummary: 'He said "no" \\ then\nhung up' })))

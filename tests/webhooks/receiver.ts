@@ -7,6 +7,8 @@ export interface Received {
   readonly method: string
   readonly url: string
   readonly headers: IncomingMessage['headers']
+  /** Names and values as they came, in order: what `headers` cannot hold (a header named `__proto__`). */
+  readonly rawHeaders: ReadonlyArray<string>
   readonly body: string
   readonly receivedAt: number
 }
@@ -36,7 +38,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      const seen: Received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() }
+      const seen: Received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, rawHeaders: request.rawHeaders, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() }
       received.push(seen)
       for (const wake of waiters.splice(0)) wake()
       const answer = receiver.answer(seen)
