@@ -3,7 +3,8 @@ import * as TE from 'fp-ts/TaskEither'
 import { Actor } from '../domain/shared/audit'
 import { NotFound, StoreUnavailable, ValidationFailed, validationFailed, violation } from '../domain/shared/errors'
 import type { Core } from './core'
-import { text } from './shared/codecs'
+import { actorSubject } from './organisation/organisations'
+import { decodeWith } from './shared/decode'
 
 /**
  * The use cases whose first argument is the Actor who acts. Over HTTP that is the caller a token
@@ -48,11 +49,11 @@ type Checked<F> = F extends (actor: Actor, ...rest: infer P) => TE.TaskEither<in
 export type CheckedCore = { readonly [K in keyof Core]: K extends ActorFirstUseCase ? Checked<Core[K]> : Core[K] }
 
 /** A subject is written to createdBy and updatedBy, so it follows a token's subject rule. */
-const subjectCodec = text(1, 512)
-
 const subjectProblem = (actor: Actor): ValidationFailed | null => {
-  if (actor.subject === null || actor.subject === undefined || E.isRight(subjectCodec.decode(actor.subject))) return null
-  return validationFailed([violation('/actor/subject', 'must be null or a string of 1 to 512 characters')])
+  if (actor.subject === null || actor.subject === undefined) return null
+  const decoded = decodeWith(actorSubject)(actor.subject)
+  if (E.isRight(decoded)) return null
+  return validationFailed(decoded.left.violations.map((v) => violation(`/actor/subject${v.path}`, v.message)))
 }
 
 /**

@@ -4,6 +4,7 @@ import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
 import { ApiToken, defaultOrganisationName, Organisation } from '../../domain/organisation/organisation'
 import { NotFound, notFound, StoreUnavailable, ValidationFailed, validationFailed, violation } from '../../domain/shared/errors'
+import { systemActorName } from '../../domain/shared/audit'
 import { isIdOf } from '../../domain/shared/ids'
 import { Clock } from '../ports/clock'
 import { IdGenerator } from '../ports/id-generator'
@@ -60,7 +61,13 @@ export const listOrganisations =
   (deps: { organisations: OrganisationRepository }) => (): TE.TaskEither<StoreUnavailable, ReadonlyArray<Organisation>> =>
     deps.organisations.list()
 
-const tokenInput = decodeWith(strictObject('Token', {}, { subject: text(1, 512), name: text(1, 512) }))
+/**
+ * Who a token acts as, written to createdBy and updatedBy: 1-512 characters, and not `system`,
+ * which names what the service writes itself (CONTRACT.md §2), so a record never passes for one.
+ */
+export const actorSubject = refined(text(1, 512), (subject) => subject !== systemActorName, `must not be "${systemActorName}", which names what the service writes itself`)
+
+const tokenInput = decodeWith(strictObject('Token', {}, { subject: actorSubject, name: text(1, 512) }))
 
 const issue = (deps: { clock: Clock; ids: IdGenerator; secrets: TokenSecrets }, orgId: string, subject: string | null, name: string | null): IssuedToken => {
   const secret = deps.secrets.generate()

@@ -114,10 +114,16 @@ describe('openSwitchboard: the actor a program names', () => {
     expect(E.isRight(page) && page.right.items).to.deep.equal([])
   })
 
-  it('refuses a subject a token could not have (empty, over 512 characters) as ValidationFailed at /actor/subject', async () => {
-    for (const subject of ['', 'x'.repeat(513)]) {
-      const made = await opened.core.createAction({ orgId, subject }, action)()
-      expect(E.isLeft(made) && made.left).to.deep.equal({ _tag: 'ValidationFailed', violations: [{ path: '/actor/subject', message: 'must be null or a string of 1 to 512 characters' }] })
+  it('refuses a subject a token could not have (empty, over 512 characters, "system") as ValidationFailed at /actor/subject', async () => {
+    const refusals: ReadonlyArray<[unknown, string]> = [
+      ['', 'must be between 1 and 512 characters long'],
+      ['x'.repeat(513), 'must be between 1 and 512 characters long'],
+      ['system', 'must not be "system", which names what the service writes itself'],
+      [5, 'must be a string'],
+    ]
+    for (const [subject, message] of refusals) {
+      const made = await opened.core.createAction({ orgId, subject: subject as string }, action)()
+      expect(E.isLeft(made) && made.left).to.deep.equal({ _tag: 'ValidationFailed', violations: [{ path: '/actor/subject', message }] })
     }
     expect((await opened.core.createAction({ orgId, subject: '😀'.repeat(512) }, action)())._tag).to.equal('Right')
   })

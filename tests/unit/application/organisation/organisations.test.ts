@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import * as O from 'fp-ts/Option'
-import { pathsOf, runLeft, runRight } from '../helpers'
+import { pathsOf, runLeft, runRight, violations } from '../helpers'
 import { newWorld, World } from '../world'
 
 describe('organisation and token use cases (memory store)', () => {
@@ -112,6 +112,14 @@ describe('organisation and token use cases (memory store)', () => {
       const organisation = await runRight(world.core.createOrganisation({ name: 'Acme' }))
       expect(pathsOf(await world.core.createToken(organisation.id, { subject: '', scope: 'all' })())).to.deep.equal(['/scope', '/subject'])
       expect(await runRight(world.core.listTokens(organisation.id))).to.deep.equal([])
+    })
+
+    it('refuses the subject "system", which names what the service writes itself', async () => {
+      const organisation = await runRight(world.core.createOrganisation({ name: 'Acme' }))
+      expect(violations(await world.core.createToken(organisation.id, { subject: 'system' })())).to.deep.equal([
+        { path: '/subject', message: 'must not be "system", which names what the service writes itself' },
+      ])
+      expect(await runRight(world.core.createToken(organisation.id, { subject: 'System' }))).to.have.nested.property('token.subject', 'System')
     })
 
     it("lists only the organisation's own tokens", async () => {
