@@ -79,6 +79,14 @@ describeEachDatabase('HTTP: authentication (section 2)', (database) => {
       expect(res.headers.get('allow')).to.equal(null)
     })
 
+    it("a browser's CORS preflight: 401 like any request without a token, and no Access-Control header (no CORS)", async () => {
+      const res = await h().request('OPTIONS', '/v1/actions', {
+        headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization' },
+      })
+      expectProblem(res, 401, 'unauthorized')
+      expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).to.deep.equal([])
+    })
+
     it('an invalid body: 401, not 422', async () => {
       expectProblem(await h().request('POST', '/v1/actions', { json: { name: '' } }), 401, 'unauthorized')
     })

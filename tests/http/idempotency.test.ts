@@ -97,6 +97,16 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
     expect(ofB.body.id).to.not.equal(ofA.body.id)
   })
 
+  it("belongs to the organisation: another of its tokens with the same key and body gets the first answer (docs/decisions.md)", async () => {
+    const key = freshKey()
+    const first = await h().a.post('/v1/actions', actionBody({ name: 'Shared key' }), { 'Idempotency-Key': key })
+    expectCreated(first, '/v1/actions')
+    const other = await h().newToken(h().a.tenant.orgId, 'another-subject')
+    const again = await h().request('POST', '/v1/actions', { token: other.token, json: actionBody({ name: 'Shared key' }), headers: { 'Idempotency-Key': key } })
+    expect(replayed(again)).to.equal('true')
+    expect(answerOf(again)).to.deep.equal(answerOf(first))
+  })
+
   it('keeps nothing for a refused request, so the client may fix it and retry with the same key', async () => {
     const key = freshKey()
     const refused = await h().a.post('/v1/actions', actionBody({ name: '' }), { 'Idempotency-Key': key })

@@ -111,6 +111,17 @@ describe('webhook delivery to a real receiver', function () {
     }
   })
 
+  it("sends credentials in the URL as Basic authorization, unless the endpoint's own headers set Authorization (docs/decisions.md)", async () => {
+    const withCredentials = (path: string) => receiver.url(path).replace('http://', 'http://hook-user:s3cret@')
+    await addAction({ url: withCredentials('/basic'), method: 'POST' })
+    await addAction({ url: withCredentials('/own'), method: 'POST', headers: { Authorization: 'Bearer own-token' } })
+    await startConversation()
+    await poll()
+
+    const byPath = Object.fromEntries(receiver.received.map((request) => [request.url, request.headers.authorization]))
+    expect(byPath).to.deep.equal({ '/basic': `Basic ${Buffer.from('hook-user:s3cret').toString('base64')}`, '/own': 'Bearer own-token' })
+  })
+
   it('fills the payload template, JSON-escaped', async () => {
     await addAction({ url: receiver.url(), method: 'POST', payload: '{"conversation":"{{conversation.id}}","summary":"{{conversation.transcriptSummary}}","end":"{{conversation.timestampEnd}}"}' })
     const conversation = await runRight(world.core.createConversation(alice, conversationBody(agentId, { transcriptSummary: 'He said "no" \\ then\nhung up' })))
