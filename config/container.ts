@@ -85,7 +85,7 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<
   })
 
 /**
- * Ready when the database answers and no migration is pending. One check at a time (4 queries):
+ * Ready when the database answers and no migration is pending. One check at a time (4 queries, 6 on SQLite):
  * probes that come while one runs share it, so a stalled database cannot pile up a check per
  * probe in the pool, each outliving its 503 by the statement timeout.
  */

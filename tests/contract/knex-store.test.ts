@@ -449,6 +449,19 @@ describe('knex store', () => {
       }
     })
 
+    it('lets connections that start together on a new SQLite file (npm start beside a CLI command) migrate it once, none failing', async () => {
+      const migrators = Array.from({ length: 4 }, () => connectKnex(`sqlite:${join(folder, 'db.sqlite')}`))
+      try {
+        const results = await Promise.all(migrators.map((knex) => migrateToLatest(knex)))
+        expect(results.filter((applied) => applied.length > 0)).to.have.length(1)
+        expect(results.find((applied) => applied.length > 0)?.[0]).to.equal('001-initial-schema')
+        expect(await pendingMigrations(migrators[0])).to.deep.equal([])
+        expect(await migrators[0]('knex_migrations_lock').count({ rows: '*' })).to.deep.equal([{ rows: 1 }])
+      } finally {
+        for (const knex of migrators) await knex.destroy()
+      }
+    })
+
     it("keeps only the pending deliveries in the workers' poll index, which the poll and the count read", async () => {
       const knex = connectKnex('sqlite::memory:')
       const indexSql = async (): Promise<string> => ((await knex('sqlite_master').where('name', 'webhook_deliveries_due').first('sql')) as { sql: string }).sql

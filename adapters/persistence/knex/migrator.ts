@@ -50,6 +50,26 @@ const migrationSource: Knex.MigrationSource<NamedMigration> = {
 
 const migratorConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' }
 
+/** The table Knex keeps its migration lock in, made after `knex_migrations`. */
+const lockTableName = 'knex_migrations_lock'
+
+/**
+ * On SQLite, makes Knex's bookkeeping tables (knex_migrations, and knex_migrations_lock with its
+ * one row) if they are missing, in a transaction, which takes the write lock as it begins. Knex
+ * makes them whenever it lists migrations, without a lock: processes that opened a new file
+ * together (`npm start` beside a CLI command) each found them missing, and all but one failed with
+ * "table `knex_migrations` already exists". Knex also reads, then adds, the lock row: two that
+ * each added one left every later migration, and so every start and command, failing with
+ * "Migration table is already locked". The
+ * migrations themselves run in such a transaction too, reading again what is applied once they
+ * hold it, so the later processes find nothing to do.
+ */
+const bookkeepingInTurn = async (knex: Knex): Promise<void> => {
+  // Made once: the write lock is not taken again for every later listing (each /readyz probe).
+  const made = (await knex.schema.hasTable(lockTableName)) && (await knex(lockTableName).first()) !== undefined
+  if (!made) await knex.transaction((trx) => trx.migrate.list(migratorConfig))
+}
+
 interface RawPgConnection {
   query(sql: string): Promise<unknown>
 }
@@ -66,7 +86,10 @@ const migrationLockKey = "hashtext('switchboard.migrations.' || coalesce(current
  * statement timeout: a later process waits however long the first one migrates.
  */
 const underMigrationLock = async <A>(knex: Knex, work: () => Promise<A>): Promise<A> => {
-  if (!isPostgres(knex)) return work()
+  if (!isPostgres(knex)) {
+    await bookkeepingInTurn(knex)
+    return work()
+  }
   const connection = (await knex.client.acquireRawConnection()) as RawPgConnection
   try {
     await connection.query('SET statement_timeout = 0')
@@ -88,6 +111,8 @@ export const migrateToLatest = (knex: Knex): Promise<string[]> =>
 
 /** The names of the migrations not applied yet, oldest first. */
 export const pendingMigrations = async (knex: Knex): Promise<string[]> => {
+  // Listing makes the bookkeeping tables too, when they are missing (`migrate` lists first).
+  if (!isPostgres(knex)) await bookkeepingInTurn(knex)
   const [, pending] = (await knex.migrate.list(migratorConfig)) as [unknown, NamedMigration[]]
   return pending.map((named) => migrationSource.getMigrationName(named))
 }
