@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either'
 import * as TE from 'fp-ts/TaskEither'
 import { parseArgs, ParseArgsConfig } from 'node:util'
+import { secretPrefix } from '../adapters/system/crypto-token-secrets'
 import { ApiToken, Organisation } from '../domain/organisation/organisation'
 import { DomainError } from '../domain/shared/errors'
 import type { Service } from './container'
@@ -219,6 +220,10 @@ const commands: ReadonlyArray<Command> = [
     positionals: ['TOKEN_ID'],
     migrates: true,
     run: async (service, _values, [tokenId]) => {
+      // Not echoed in a "not found": stderr ends up in CI logs and terminals that others read.
+      if (tokenId.startsWith(secretPrefix)) {
+        throw usageError('token revoke takes the id (tok.…) of the token, not its secret; `token list --org ORG_ID` shows the ids', 'token revoke')
+      }
       const token = await outcome(service.core.revokeToken(tokenId))
       return { json: tokenJson(token), text: `revoked token ${token.id} at ${token.revokedAt ?? '?'}` }
     },

@@ -127,6 +127,16 @@ describe('CLI (node dist/config/cli.js)', function () {
     expect(result.stderr).to.contain('tok.doesnotexist')
   })
 
+  it('token revoke given a token\'s secret instead of its id refuses it without writing the secret anywhere', async () => {
+    const issued = await json('token', 'create', '--org', orgId)
+    const result = await cli('token', 'revoke', issued.token, '--json')
+    expect(result.code).to.equal(2)
+    expect(result.stdout).to.equal('')
+    expect(result.stderr).to.contain('tok.').and.not.to.contain(issued.token)
+    const listed = await json('token', 'list', '--org', orgId)
+    expect(listed.find((t: { id: string }) => t.id === issued.id).revokedAt).to.equal(null)
+  })
+
   describe('usage errors: exit code 2, a message on stderr, nothing on stdout', () => {
     const cases: Array<[string, string[], RegExp]> = [
       ['an unknown command', ['frobnicate'], /unknown command/],
