@@ -112,6 +112,9 @@ const shutdownOn = (server: Server, service: Service, graceMs: number): void => 
  * its own lines once one meets the closed pipe; this covers the lines written here.
  */
 const dropOutputOnceStdoutCloses = (): void => {
+  // Often the same pipe (`npm start 2>&1 | head -3`): the note below then meets it closed too, and
+  // that EPIPE, unhandled, began the exit that hangs in pino's flush as above.
+  process.stderr.on('error', () => undefined)
   let noted = false
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (noted) return

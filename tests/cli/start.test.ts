@@ -151,6 +151,24 @@ describe('npm start (node dist/config/main.js)', function () {
     expect(service.stderr()).to.contain('standard output is closed')
   })
 
+  it('stops on SIGTERM when the reader of its stdout and stderr, one pipe, goes away (`npm start 2>&1 | head -3`)', async () => {
+    const port = await freePort()
+    const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'closed-output.sqlite')}`, LOG_LEVEL: 'info' }
+    const service = startService(env)
+    children.push(service.child)
+    service.child.stdout.destroy()
+    service.child.stderr.destroy()
+    let health = 0
+    for (let attempt = 0; attempt < 100 && health !== 200 && service.child.exitCode === null; attempt++) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) }).then((res) => res.status, () => 0)
+      if (health !== 200) await setTimeout(100)
+    }
+    expect(health).to.equal(200)
+    service.child.kill('SIGTERM')
+    const stopped = await Promise.race([service.exited, setTimeout(10_000, 'still running 10 s after SIGTERM')])
+    expect(stopped).to.equal(0)
+  })
+
   it('refuses a bad PORT with exit code 2 and one line naming PORT, before listening', async () => {
     const result = await runNode(script('main'), [], { PORT: '99999', DATABASE_URL: `sqlite:${path.join(dir, 'never.sqlite')}` })
     expect(result.code).to.equal(2)
