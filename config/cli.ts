@@ -401,6 +401,9 @@ let stdoutError: NodeJS.ErrnoException | null = null
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   stdoutError ??= error
 })
+// Progress and errors on a closed stderr (often the same pipe: `… migrate 2>&1 | head -1`) are
+// dropped too: unhandled, the first EPIPE ended a command that had done its work with exit code 1.
+process.stderr.on('error', () => undefined)
 
 const write = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
   new Promise((resolve) => (text === '' ? resolve() : stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve())))

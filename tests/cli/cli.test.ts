@@ -82,6 +82,20 @@ describe('CLI (node dist/config/cli.js)', function () {
     expect(code).to.equal(0)
   })
 
+  it('ends as it would have, with exit code 0, when its stdout and stderr share a pipe whose reader has gone', async () => {
+    const fresh = { ...env, DATABASE_URL: `sqlite:${path.join(dir, 'closed-output.sqlite')}` }
+    const child = spawn(process.execPath, [script('cli'), 'migrate', '--json'], { env: serviceEnv(fresh), stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child)
+    // `… migrate 2>&1 | head -1`: its progress lines meet the closed pipe too.
+    child.stdout.destroy()
+    child.stderr.destroy()
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    running.delete(child)
+    expect(code).to.equal(0)
+    const again = await runNode(script('cli'), ['migrate', '--json'], fresh)
+    expect(JSON.parse(again.stdout)).to.deep.equal({ applied: [] })
+  })
+
   it('token create prints the token once with its record', async () => {
     const issued = await json('token', 'create', '--org', orgId, '--subject', 'alice@acme.example', '--name', 'laptop')
     expect(issued).to.include({ orgId, subject: 'alice@acme.example', name: 'laptop' })
