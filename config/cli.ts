@@ -239,7 +239,13 @@ const commands: ReadonlyArray<Command> = [
     run: async (service, values) => {
       const orgId = required(values, 'org', 'webhook-secret show', 'ORG_ID')
       const secret = await outcome(service.core.showWebhookSecret(orgId))
-      return { json: { orgId: secret.orgId, secret: secret.current }, text: `webhook secret of ${secret.orgId}: ${secret.current}` }
+      // Within a rotation's overlap the replaced secret signs too, as rotate said: a receiver
+      // still checking with it works until then, and only then.
+      const stillSigning = secret.previousExpiresAt !== null && Date.parse(secret.previousExpiresAt) > Date.now()
+      return {
+        json: { orgId: secret.orgId, secret: secret.current },
+        text: `webhook secret of ${secret.orgId}: ${secret.current}${stillSigning ? `\nthe replaced secret signs too until ${secret.previousExpiresAt}` : ''}`,
+      }
     },
   },
   {

@@ -199,6 +199,17 @@ describe('webhook worker processes', function () {
       expect(stored._tag === 'Some' && stored.value.previous).to.equal(shown.secret)
     })
 
+    it('show without --json says, during a rotation\'s overlap, until when the replaced secret signs too', async () => {
+      const rotated = await json('webhook-secret', 'rotate', '--org', actor.orgId)
+      const shown = await cli('webhook-secret', 'show', '--org', actor.orgId)
+      expect(shown.code, shown.stderr).to.equal(0)
+      const [first, second, ...rest] = shown.stdout.trim().split('\n')
+      expect(first).to.equal(`webhook secret of ${actor.orgId}: ${rotated.secret}`)
+      expect(second).to.match(/^the replaced secret signs too until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(Date.parse(second.split(' until ')[1]) - Date.now()).to.be.within(23 * 3600_000, 24 * 3600_000)
+      expect(rest).to.deep.equal([])
+    })
+
     it('an unknown organisation fails with exit code 1; a missing --org is a usage error', async () => {
       const unknown = await cli('webhook-secret', 'rotate', '--org', 'org.doesNotExist', '--json')
       expect(unknown.code).to.equal(1)
