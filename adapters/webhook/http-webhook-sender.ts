@@ -3,7 +3,7 @@ import * as http from 'node:http'
 import * as https from 'node:https'
 import { isIP, LookupFunction } from 'node:net'
 import { OutgoingWebhook, SendResult, WebhookSender } from '../../application/ports/webhook-sender'
-import { reservedHeaderNames } from '../../domain/webhook/webhook-delivery'
+import { sendableHeaders } from '../../domain/webhook/webhook-delivery'
 import { refusalOf } from './address-policy'
 import { signatureHeader } from './standard-webhooks'
 
@@ -71,10 +71,6 @@ export const retryAfterMs = (value: string | undefined, nowMs: number): number |
   return Number.isNaN(at) || !/[A-Za-z]/.test(text) ? null : Math.max(0, at - nowMs)
 }
 
-/** Defined by fromEntries, not assigned, so that a header named `__proto__` stays a header. */
-const ownHeaders = (given: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(given).filter(([name]) => !reservedHeaderNames.includes(name.toLowerCase())))
-
 /** How long a connection to a receiver stays open between attempts, unless the receiver says less. */
 const idleConnectionMs = 4_000
 
@@ -131,7 +127,7 @@ export const httpWebhookSender = (options: HttpWebhookSenderOptions): HttpWebhoo
       if (lookup !== undefined && isIP(host) !== 0 && refusalOf(host) !== null) return finish(refusal(host, host).message)
 
       const body = Buffer.from(webhook.request.body, 'utf8')
-      const given = ownHeaders(webhook.request.headers)
+      const given = sendableHeaders(webhook.request.headers)
       const headers: Record<string, string> = {
         ...(Object.keys(given).some((name) => name.toLowerCase() === 'user-agent') ? {} : { 'user-agent': userAgent }),
         ...given,

@@ -47,7 +47,7 @@ export interface WebhookDelivery {
  * connection's own, hop by hop): an endpoint header of the same name, in any case, is dropped
  * rather than sent twice or allowed to break the request (`Trailer` failed every attempt).
  */
-export const reservedHeaderNames: ReadonlyArray<string> = [
+const reservedHeaderNames: ReadonlyArray<string> = [
   'content-type',
   'content-length',
   'transfer-encoding',
@@ -74,12 +74,19 @@ const headersOf = (endpoint: HttpActionEndpoint): Record<string, string> => {
     }
   }
   if (typeof given !== 'object' || given === null || Array.isArray(given)) return {}
-  // Built by fromEntries, which defines each name: assigned, a header named `__proto__` (a valid
-  // HTTP token) set the object's prototype instead and was never sent.
-  return Object.fromEntries(
+  return sendableHeaders(given as Readonly<Record<string, unknown>>)
+}
+
+/**
+ * The string-valued headers of `given` that the delivery does not set itself. Stored with the
+ * delivery when it is written, and taken again as it is sent, since a delivery stored before a
+ * name was reserved keeps it. Built by fromEntries, which defines each name: assigned, a header
+ * named `__proto__` (a valid HTTP token) set the object's prototype instead and was never sent.
+ */
+export const sendableHeaders = (given: Readonly<Record<string, unknown>>): Record<string, string> =>
+  Object.fromEntries(
     Object.entries(given).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !reservedHeaderNames.includes(entry[0].toLowerCase())),
   )
-}
 
 /**
  * The longest body a delivery sends, in UTF-16 units: room for the default body of the largest
