@@ -105,6 +105,10 @@ const tagListHeader = (ctx: Context, name: 'If-Match' | 'If-None-Match'): E.Eith
   return tags === null ? E.left(badTagList(name)) : E.right(tags)
 }
 
+/** If-None-Match: `*` or the tags it lists, undefined when absent; malformed, a 400 as for If-Match. */
+export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> =>
+  tagListHeader(ctx, 'If-None-Match')
+
 /** The versions that tags name: those of our form (`"3"`), weak ones too when `weak` may name them. */
 const versionsNamed = (tags: ReadonlyArray<EntityTag>, weak: boolean): number[] =>
   tags.filter((tag) => (weak || !tag.weak) && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
@@ -130,7 +134,7 @@ const ifMatchOnly = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> =
 export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefined> => {
   const ifMatch = ifMatchOnly(ctx)
   if (E.isLeft(ifMatch)) return ifMatch
-  const ifNoneMatch = tagListHeader(ctx, 'If-None-Match')
+  const ifNoneMatch = ifNoneMatchOf(ctx)
   if (E.isLeft(ifNoneMatch)) return ifNoneMatch
   const matched = ifMatch.right
   if (ifNoneMatch.right === undefined) return E.right(matched)
@@ -139,10 +143,6 @@ export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefin
   if (matched?.kind === 'versions') return E.right({ kind: 'versions', versions: matched.versions.filter((version) => !excluded.includes(version)) })
   return E.right({ kind: 'notVersions', versions: excluded })
 }
-
-/** If-None-Match: `*` or the tags it lists, undefined when absent; malformed, a 400 as for If-Match. */
-export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> =>
-  tagListHeader(ctx, 'If-None-Match')
 
 /**
  * GET of one record: If-None-Match is read first (a malformed one is a 400 before any 404, as
