@@ -11,7 +11,7 @@ import { IdGenerator } from '../ports/id-generator'
 import { OrganisationRepository, TokenRepository } from '../ports/organisation-repository'
 import { TokenSecrets } from '../ports/token-secrets'
 import { UnitOfWork } from '../ports/unit-of-work'
-import { refined, strictObject, text } from '../shared/codecs'
+import { composed, refined, strictObject, text } from '../shared/codecs'
 import { decodeWith } from '../shared/decode'
 import { chainEitherKW, chainFirstW, chainW } from '../shared/task-either'
 
@@ -22,14 +22,18 @@ export interface IssuedToken {
 }
 
 /**
- * A name an operator reads in `org list` and types again: no control characters (a tab, a line
- * break) and no spaces at either end, so `default ` and `  ` are not names beside `default`.
+ * A label an operator reads in `org list`, `token list` or a record's createdBy and types again: no
+ * control characters (a tab, a line break) and no spaces at either end, so `default ` and `  ` are
+ * not names beside `default`.
  */
-const organisationName = refined(
+const label = refined(
   text(1, 512),
-  (name) => name === name.trim() && !/\p{Cc}/u.test(name),
+  (value) => value === value.trim() && !/\p{Cc}/u.test(value),
   'must not begin or end with white space, or hold control characters',
 )
+
+/** Organisation names are unique, so two spellings of one name in Unicode must not make two. */
+const organisationName = composed(label)
 
 const organisationInput = decodeWith(strictObject('Organisation', { name: organisationName }))
 
@@ -62,12 +66,12 @@ export const listOrganisations =
     deps.organisations.list()
 
 /**
- * Who a token acts as, written to createdBy and updatedBy: 1-512 characters, and not `system`,
- * which names what the service writes itself (CONTRACT.md §2), so a record never passes for one.
+ * Who a token acts as, written to createdBy and updatedBy: a label, and not `system`, which names
+ * what the service writes itself (CONTRACT.md §2), so a record never passes for one.
  */
-export const actorSubject = refined(text(1, 512), (subject) => subject !== systemActorName, `must not be "${systemActorName}", which names what the service writes itself`)
+export const actorSubject = refined(label, (subject) => subject !== systemActorName, `must not be "${systemActorName}", which names what the service writes itself`)
 
-const tokenInput = decodeWith(strictObject('Token', {}, { subject: actorSubject, name: text(1, 512) }))
+const tokenInput = decodeWith(strictObject('Token', {}, { subject: actorSubject, name: label }))
 
 const issue = (deps: { clock: Clock; ids: IdGenerator; secrets: TokenSecrets }, orgId: string, subject: string | null, name: string | null): IssuedToken => {
   const secret = deps.secrets.generate()

@@ -456,5 +456,17 @@ export const refined = <A, O>(
     codec.encode,
   ), () => ({ ...schemaOf(codec), description: sentence(message), ...schema }))
 
+/**
+ * Text taken in Unicode's composed form (NFC) before `codec` checks it, for names compared as a person
+ * reads them: "Café" typed with a precomposed é or with e and a combining accent is one name.
+ */
+export const composed = <A, O>(codec: t.Type<A, O, unknown>): t.Type<A, O, unknown> =>
+  describedAs(new t.Type<A, O, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => codec.validate(typeof u === 'string' ? u.normalize('NFC') : u, c),
+    codec.encode,
+  ), () => schemaOf(codec))
+
 /** Optional keys decode to null when absent, which is what records store. */
 export const orNull = <A>(value: A | null | undefined): A | null => (value === undefined ? null : value)

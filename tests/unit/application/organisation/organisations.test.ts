@@ -37,6 +37,23 @@ describe('organisation and token use cases (memory store)', () => {
       expect((await runRight(world.core.createOrganisation({ name: 'Acme Corp' }))).name).to.equal('Acme Corp')
     })
 
+    it('takes a name typed in either Unicode form as one name, stored composed (NFC)', async () => {
+      const composed = await runRight(world.core.createOrganisation({ name: 'Caf\u00e9' }))
+      expect(await runLeft(world.core.createOrganisation({ name: 'Cafe\u0301' }))).to.deep.equal({
+        _tag: 'ValidationFailed',
+        violations: [{ path: '/name', message: 'is taken by another organisation' }],
+      })
+      expect(composed.name).to.equal('Caf\u00e9')
+      world.clock.set('2026-03-02T00:00:00.000Z')
+      expect((await runRight(world.core.createOrganisation({ name: 'R\u00e9sum\u00e9 e\u0301' }))).name).to.equal('R\u00e9sum\u00e9 \u00e9')
+    })
+
+    it('counts the length of a name once it is composed', async () => {
+      // U+0958 is excluded from composition: NFC writes it as two code points.
+      expect(pathsOf(await world.core.createOrganisation({ name: '\u0958'.repeat(300) })())).to.deep.equal(['/name'])
+      expect(await runRight(world.core.listOrganisations())).to.deep.equal([])
+    })
+
     it('refuses an empty, long or missing name and unknown fields', async () => {
       expect(pathsOf(await world.core.createOrganisation({ name: '' })())).to.deep.equal(['/name'])
       expect(pathsOf(await world.core.createOrganisation({ name: 'a'.repeat(513) })())).to.deep.equal(['/name'])
@@ -112,6 +129,22 @@ describe('organisation and token use cases (memory store)', () => {
       const organisation = await runRight(world.core.createOrganisation({ name: 'Acme' }))
       expect(pathsOf(await world.core.createToken(organisation.id, { subject: '', scope: 'all' })())).to.deep.equal(['/scope', '/subject'])
       expect(await runRight(world.core.listTokens(organisation.id))).to.deep.equal([])
+    })
+
+    it('refuses a subject or name with white space at either end or a control character', async () => {
+      const organisation = await runRight(world.core.createOrganisation({ name: 'Acme' }))
+      const message = 'must not begin or end with white space, or hold control characters'
+      for (const value of [' ', 'alice ', ' alice', 'a\tb', 'line\nbreak', 'c1\u0085']) {
+        expect(violations(await world.core.createToken(organisation.id, { subject: value, name: value })())).to.deep.equal([
+          { path: '/subject', message },
+          { path: '/name', message },
+        ])
+      }
+      expect(await runRight(world.core.listTokens(organisation.id))).to.deep.equal([])
+      expect((await runRight(world.core.createToken(organisation.id, { subject: 'alice smith', name: 'CI runner' }))).token).to.include({
+        subject: 'alice smith',
+        name: 'CI runner',
+      })
     })
 
     it('refuses the subject "system", which names what the service writes itself', async () => {
