@@ -414,13 +414,21 @@ process.stderr.on('error', () => undefined)
 const write = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
   new Promise((resolve) => (text === '' ? resolve() : stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve())))
 
+/**
+ * Help asked for on stdout. With `--json` it is still one JSON document, `{"help": "…"}`, as every
+ * command promises: a script reading stdout as JSON gets the text in a field rather than a parse error.
+ */
+const printHelp = (text: string, json: boolean): Promise<void> =>
+  write(process.stdout, json ? JSON.stringify({ help: text.endsWith('\n') ? text : `${text}\n` }) : text)
+
 const run = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (argv.length === 0) {
     await write(process.stderr, toolHelp())
     return usage
   }
+  const asksJson = argv.includes('--json')
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    await write(process.stdout, toolHelp())
+    await printHelp(toolHelp(), asksJson)
     return 0
   }
   const found = findCommand(argv)
@@ -428,15 +436,19 @@ const run = async (argv: ReadonlyArray<string>): Promise<number> => {
     const group = commands.filter((c) => c.words[0] === argv[0])
     if (group.length > 0 && (argv[1] === undefined || argv[1] === '--help' || argv[1] === '-h')) {
       const listing = [`Commands of ${argv[0]}:`, table(group.map((c) => [`  ${nameOf(c)}`, c.summary]))].join('\n')
-      await write(argv[1] === undefined ? process.stderr : process.stdout, listing)
-      return argv[1] === undefined ? usage : 0
+      if (argv[1] === undefined) {
+        await write(process.stderr, listing)
+        return usage
+      }
+      await printHelp(listing, asksJson)
+      return 0
     }
     throw usageError(`unknown command: ${argv.slice(0, group.length > 0 ? 2 : 1).join(' ')}`)
   }
   const { command, rest } = found
   const { values, positionals } = parseCommandLine(command, rest)
   if (values.help === true) {
-    await write(process.stdout, commandHelp(command))
+    await printHelp(commandHelp(command), values.json === true)
     return 0
   }
   if (positionals.length !== command.positionals.length) {

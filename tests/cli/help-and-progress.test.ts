@@ -60,6 +60,18 @@ describe('CLI: --help for every command, progress on long work', function () {
     })
   })
 
+  it('with --json, help is still one JSON document on stdout: the text in a "help" field', async () => {
+    for (const argv of [['--help', '--json'], ['org', '--help', '--json'], ['org', 'create', '--help', '--json'], ['token', 'list', '--json', '-h']]) {
+      const result = await runNode(script('cli'), argv, env)
+      expect(result.code, argv.join(' ')).to.equal(0)
+      expect(result.stderr, argv.join(' ')).to.equal('')
+      const document = JSON.parse(result.stdout) as { help: string }
+      expect(Object.keys(document), argv.join(' ')).to.deep.equal(['help'])
+      const plain = await runNode(script('cli'), argv.filter((a) => a !== '--json'), env)
+      expect(document.help, argv.join(' ')).to.equal(plain.stdout)
+    }
+  })
+
   it('migrate reports progress on stderr, keeping stdout for the result', async () => {
     const first = await runNode(script('cli'), ['migrate'], env)
     expect(first.code, first.stderr).to.equal(0)
