@@ -422,6 +422,7 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutcome> => 
         baselineSeconds: options.baselineSeconds,
         warmupSeconds: options.warmupSeconds,
         rounds: options.rounds,
+        cpuProfiled: options.cpuProfileDir !== undefined,
       },
       dataset: { ...options.size, loadSeconds: main.context.dataset.loadSeconds },
       operations: results,

@@ -101,6 +101,8 @@ export interface BenchReport {
     readonly baselineSeconds: number
     readonly warmupSeconds: number
     readonly rounds: number
+    /** Whether the service ran under `node --cpu-prof` (BENCH_CPU_PROF_DIR), which slows it down. */
+    readonly cpuProfiled: boolean
   }
   readonly dataset: Readonly<Record<string, number>> & { readonly loadSeconds: number }
   readonly operations: ReadonlyArray<OperationReport>
@@ -218,6 +220,10 @@ export const markdownOf = (report: BenchReport): string => {
       '"ratio" is the operation\'s requests per second over the baseline\'s in the same round.',
   )
   out.push('')
+  if (s.cpuProfiled) {
+    out.push('**The service ran under `node --cpu-prof` (BENCH_CPU_PROF_DIR)**: sampling slows it, so these figures are for reading the profiles, not for judging the targets.')
+    out.push('')
+  }
   const baselines = report.operations.flatMap((o) => o.rounds.map((r) => r.baseline.requestsPerSecond))
   if (baselines.length > 1) {
     const spread = Math.max(...baselines) / Math.min(...baselines)

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { existsSync, readFileSync } from 'node:fs'
 import * as path from 'node:path'
 import { operations } from '../../bench/operations'
-import { BenchReport } from '../../bench/report'
+import { BenchReport, markdownOf } from '../../bench/report'
 import { expectAnsweredOk, useSmokeRun } from './smoke-run'
 
 /**
@@ -93,5 +93,12 @@ describe('bench (smoke run)', function () {
     const markdown = readFileSync(smoke().outcome.files.markdown, 'utf8')
     expect(markdown).to.contain('| operation | req/s | ratio |')
     for (const operation of smoke().outcome.report.operations) expect(markdown).to.contain(operation.label)
+  })
+
+  it('says in the report whether the service was CPU-profiled, which slows it', () => {
+    const report = smoke().outcome.report
+    expect(report.settings.cpuProfiled).to.equal(false)
+    expect(markdownOf(report)).not.to.contain('--cpu-prof')
+    expect(markdownOf({ ...report, settings: { ...report.settings, cpuProfiled: true } })).to.contain('**The service ran under `node --cpu-prof`')
   })
 })
