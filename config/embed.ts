@@ -114,6 +114,12 @@ export type { Core, CorePorts } from '../application/core'
 export type { ActorRefused, CheckedCore } from '../application/checked-actors'
 export { createCore } from '../application/core'
 export type { Caller } from '../application/organisation/authenticate'
+/**
+ * A list's `next` (null on the last page) as the `cursor` the same list takes for its next page,
+ * as the HTTP Link header carries it: `{ ...filters, cursor: encodeCursor(page.next) }`.
+ */
+export { encodeCursor } from '../application/shared/list-query'
+export type { Cursor, Page } from '../application/ports/paging'
 /** The If-Match that updateAction, updateAiAgent, patchConversation, deleteAction and deleteAiAgent take. */
 export type { IfMatch } from '../application/shared/use-case-kit'
 export type { Actor } from '../domain/shared/audit'

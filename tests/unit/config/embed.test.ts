@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { actorFirstUseCases } from '../../../application/checked-actors'
-import { Actor, openSwitchboard, StoreChoice, Switchboard } from '../../../config/embed'
+import { Actor, encodeCursor, openSwitchboard, StoreChoice, Switchboard } from '../../../config/embed'
+import { agentBody, minimalConversationBody } from '../../support/http-fixtures'
 
 describe('openSwitchboard', () => {
   let dir: string
@@ -101,6 +102,24 @@ describe('openSwitchboard: the actor a program names', () => {
     expect(E.isRight(made) && made.right.createdBy).to.equal('importer')
     const page = await opened.core.listActions({ orgId, subject: null })()
     expect(E.isRight(page) && page.right.items.length).to.equal(1)
+  })
+
+  it("follows a page's next as the HTTP Link does: encodeCursor makes the cursor a list takes", async () => {
+    const actor = { orgId, subject: null }
+    const agent = await opened.core.createAiAgent(actor, agentBody())()
+    if (E.isLeft(agent)) throw new Error('no agent')
+    const made: string[] = []
+    for (const timestampStart of ['2026-03-01T09:00:00Z', '2026-03-02T09:00:00Z', '2026-03-03T09:00:00Z']) {
+      const conversation = await opened.core.createConversation(actor, minimalConversationBody(agent.right.id, { source: 'device-1', timestampStart }))()
+      if (E.isLeft(conversation)) throw new Error('no conversation')
+      made.push(conversation.right.id)
+    }
+    const first = await opened.core.listConversations(actor, { limit: '2' })()
+    if (E.isLeft(first) || first.right.next === null) throw new Error('no first page with a next')
+    const second = await opened.core.listConversations(actor, { limit: '2', cursor: encodeCursor(first.right.next) })()
+    if (E.isLeft(second)) throw new Error(`second page refused: ${JSON.stringify(second.left)}`)
+    expect([...first.right.items, ...second.right.items].map((c) => c.id)).to.deep.equal(made)
+    expect(second.right.next).to.equal(null)
   })
 
   it('refuses an organisation that does not exist as NotFound, writing nothing', async () => {
