@@ -11,7 +11,9 @@ const international = /^\s*(?:\+|00)\s*[0-9][0-9\s().\-/]*$/
 
 const parse = (text: string): string | null => {
   if (!international.test(text)) return null
-  const dialable = text.trim().replace(/^00/, '+')
+  // Every white space the pattern takes as a separator is a plain space to the library, which
+  // refuses a tab or a narrow no-break space (U+202F, as French numbers are grouped).
+  const dialable = text.trim().replace(/\s/g, ' ').replace(/^00/, '+')
   try {
     const parsed = parsePhoneNumberFromString(dialable)
     // Possible, not valid: validity asks whether the metadata knows the number's range, so a

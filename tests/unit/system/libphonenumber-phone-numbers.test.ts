@@ -17,6 +17,12 @@ describe('libphonenumberPhoneNumbers', () => {
     // Of a possible length, though in no range the metadata knows as assigned.
     ['+1 (555) 123-4567', '+15551234567'],
     ['+1 (123) 456-7890', '+11234567890'],
+    // Spaces other than U+0020, as typesetting and copied caller IDs hold them: a tab, the narrow
+    // no-break space French numbers are grouped with, a thin space. The pattern took them, the
+    // library did not, and each spelling stayed a prospect of its own.
+    ['+33\u202f6\u202f12\u202f34\u202f56\u202f78', '+33612345678'],
+    ['+1\t415\t555\t0100', '+14155550100'],
+    ['+1\u2009(415)\u2009555-0100', '+14155550100'],
   ]
   for (const [text, e164] of normalised) {
     it(`normalises ${JSON.stringify(text)} to ${e164}`, () => {
