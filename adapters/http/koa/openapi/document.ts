@@ -416,6 +416,7 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'listProspects',
     tag: 'Prospects',
     summary: "List the organisation's prospects",
+    description: 'Oldest first (createdAt, then id).',
     parameters: listParameters,
     success: { status: '200', response: list('A page of prospects.', 'Prospect', prospectExample) },
     problems: ['bad_query'],
