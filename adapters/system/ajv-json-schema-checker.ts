@@ -89,7 +89,37 @@ const walk = (value: JsonValue, path: string, visit: (key: string, value: JsonVa
   }
 }
 
-/** Ajv compiles patterns with the `u` flag; report a bad one where it is, not just by its text. */
+const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Keywords (of draft-07 and 2020-12) whose value is an object of subschemas. */
+const schemaMapKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
+
+/** Keywords whose value is a subschema, or an array of them. */
+const subschemaKeywords = new Set([
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
+])
+
+/**
+ * Ajv compiles patterns with the `u` flag; report a bad one where it is, not just by its text.
+ * Only `pattern` and `patternProperties` in schema positions are regular expressions: one inside
+ * data (`enum`, `default`) or an annotation the validator ignores (OpenAPI's `example`, an `x-ui`
+ * extension) is text, often a glob.
+ */
 const regexProblems = (schema: JsonObject): string[] => {
   const problems: string[] = []
   const check = (source: string, path: string): void => {
@@ -99,12 +129,20 @@ const regexProblems = (schema: JsonObject): string[] => {
       problems.push(`${where(path)}: is not a valid regular expression (${(error as Error).message})`)
     }
   }
-  walk(schema, '', (key, value, path) => {
-    if (key === 'pattern' && typeof value === 'string') check(value, path)
-    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const source of Object.keys(value)) check(source, `${path}/${pointerPart(source)}`)
+  const inSchema = (value: JsonValue | undefined, path: string): void => {
+    if (!isObject(value)) return
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${path}/${pointerPart(key)}`
+      if (key === 'pattern' && typeof child === 'string') check(child, at)
+      if (key === 'patternProperties' && isObject(child)) for (const source of Object.keys(child)) check(source, `${at}/${pointerPart(source)}`)
+      if (schemaMapKeywords.has(key) && isObject(child)) for (const [name, sub] of Object.entries(child)) inSchema(sub, `${at}/${pointerPart(name)}`)
+      if (subschemaKeywords.has(key)) {
+        if (Array.isArray(child)) child.forEach((sub, index) => inSchema(sub, `${at}/${index}`))
+        else inSchema(child, at)
+      }
     }
-  })
+  }
+  inSchema(schema, '')
   return problems
 }
 

@@ -114,6 +114,23 @@ describe('ajvJsonSchemaChecker', () => {
     expect(problemsOfJson({ enum: [{ pattern: '(' }] })).to.deep.equal([])
   })
 
+  it('ignores a "pattern" or "patternProperties" inside an unknown keyword, which no validator compiles', () => {
+    // OpenAPI's `example` and `x-` extensions are annotations to a JSON Schema validator: a glob there is no regex.
+    expect(problemsOfJson({ type: 'object', properties: { glob: { type: 'string' } }, example: { glob: '*.txt', pattern: '*.txt' } })).to.deep.equal([])
+    expect(problemsOfJson({ type: 'string', 'x-ui': { pattern: '[', patternProperties: { '(': {} } } })).to.deep.equal([])
+  })
+
+  it('still names every invalid regular expression in a schema position, used or not, and only those', () => {
+    const problems = problemsOfJson({
+      properties: { a: { pattern: '(' }, pattern: { type: 'string' } },
+      $defs: { unused: { items: { patternProperties: { '[': {} } } } },
+      if: { not: { pattern: '+' } },
+      example: { pattern: '*' },
+    })
+    expect(problems).to.have.length(3)
+    expect(problems.join()).to.contain('/properties/a/pattern').and.contain('/$defs/unused/items/patternProperties/[').and.contain('/if/not/pattern')
+  })
+
   it('checks schemas with the same $id independently', () => {
     const first = { $id: 'https://example.com/a', type: 'string' }
     const second = { $id: 'https://example.com/a', type: 'integer' }
