@@ -253,27 +253,43 @@ const isObjectLiteral = (value: object): boolean => {
  * An array JSON writes element for element: no holes and no undefined (JSON.stringify writes both
  * as null), and no keys but its indexes (which it drops).
  */
-const arrayFlaw = (value: ReadonlyArray<unknown>, depth: number): FreeFormFlaw | null => {
+const arrayFlaw = (value: ReadonlyArray<unknown>, depth: number, rewritten: Rewritten): FreeFormFlaw | null => {
   for (let i = 0; i < value.length; i++) {
     if (!(i in value) || value[i] === undefined) return 'notJson'
-    const flaw = freeFormFlaw(value[i], depth + 1)
+    const flaw = freeFormFlaw(value[i], depth + 1, rewritten)
     if (flaw !== null) return flaw
   }
   return Object.keys(value).length === value.length ? null : 'notJson'
 }
 
-const freeFormFlaw = (value: unknown, depth = 1): FreeFormFlaw | null => {
+/**
+ * Set when JSON writes a value otherwise than it is, though it holds it: a key whose value is
+ * undefined (left out) or -0 (written 0). The SQL stores keep what JSON wrote, the memory store
+ * the value itself, so such a value is decoded to its JSON form for every store alike.
+ */
+interface Rewritten {
+  byJson: boolean
+}
+
+const freeFormFlaw = (value: unknown, depth: number, rewritten: Rewritten): FreeFormFlaw | null => {
   if (typeof value === 'string') return stringFlaw(value)
-  if (typeof value === 'number') return Number.isFinite(value) ? null : 'infinite'
+  if (typeof value === 'number') {
+    if (Object.is(value, -0)) rewritten.byJson = true
+    return Number.isFinite(value) ? null : 'infinite'
+  }
   // undefined is absence, as JSON.stringify writes it (a key left out): embedding programs build
   // objects with undefined optional fields.
-  if (typeof value === 'boolean' || value === null || value === undefined) return null
+  if (value === undefined) {
+    rewritten.byJson = true
+    return null
+  }
+  if (typeof value === 'boolean' || value === null) return null
   if (typeof value !== 'object') return 'notJson'
   if (depth > maxFreeFormDepth) return 'deep'
-  if (Array.isArray(value)) return arrayFlaw(value, depth)
+  if (Array.isArray(value)) return arrayFlaw(value, depth, rewritten)
   if (!isObjectLiteral(value)) return 'notJson'
   for (const [key, item] of Object.entries(value)) {
-    const flaw = stringFlaw(key) ?? freeFormFlaw(item, depth + 1)
+    const flaw = stringFlaw(key) ?? freeFormFlaw(item, depth + 1, rewritten)
     if (flaw !== null) return flaw
   }
   return null
@@ -286,14 +302,19 @@ const freeFormMessages: Record<FreeFormFlaw, string> = {
   notJson: 'must hold JSON values only',
 }
 
-/** Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`). */
+/**
+ * Any JSON object, taken as it is (free-form fields such as `parameters` and `transcriber`), or as
+ * JSON writes it when that differs (see `Rewritten`).
+ */
 export const jsonObject = describedAs(new t.Type<JsonObject, JsonObject, unknown>(
   'object',
   (u): u is JsonObject => isPlainObject(u),
   (u, c) => {
     if (!isPlainObject(u)) return t.failure(u, c, 'must be an object')
-    const flaw = freeFormFlaw(u)
-    return flaw === null ? t.success(u as JsonObject) : t.failure(u, c, freeFormMessages[flaw])
+    const rewritten: Rewritten = { byJson: false }
+    const flaw = freeFormFlaw(u, 1, rewritten)
+    if (flaw !== null) return t.failure(u, c, freeFormMessages[flaw])
+    return t.success((rewritten.byJson ? JSON.parse(JSON.stringify(u)) : u) as JsonObject)
   },
   t.identity,
 ), { type: 'object' })

@@ -250,7 +250,7 @@ describe('codecs', () => {
       for (const value of [{ minimum: JSON.parse('1e400') }, { a: [JSON.parse('-1e400')] }, { n: NaN }]) {
         expect(violations(decode(jsonObject, value))[0].message).to.equal('must hold finite numbers only: one such as 1e400 is too large to keep')
       }
-      expect(right(decode(jsonObject, { big: 1.7976931348623157e308, small: 5e-324, negativeZero: -0 }))).to.deep.equal({ big: 1.7976931348623157e308, small: 5e-324, negativeZero: -0 })
+      expect(right(decode(jsonObject, { big: 1.7976931348623157e308, small: 5e-324, negativeZero: -0 }))).to.deep.equal({ big: 1.7976931348623157e308, small: 5e-324, negativeZero: 0 })
     })
     it('refuses what an embedding program can pass but JSON cannot hold', () => {
       for (const value of [{ a: [BigInt(1)] }, { a: () => 1 }, { a: Symbol('s') }]) {
@@ -258,6 +258,13 @@ describe('codecs', () => {
       }
       // An undefined field is an absent one, as JSON.stringify writes it.
       expect(E.isRight(decode(jsonObject, { a: undefined, b: 1 }))).to.equal(true)
+    })
+    it('decodes an undefined field as left out and -0 as 0, as JSON writes them and every store keeps them', () => {
+      // The memory store kept both as they were; the SQL stores, what JSON.stringify wrote.
+      const decoded = right(decode(jsonObject, { a: undefined, b: { c: undefined, d: [-0, 1] }, e: -0 }))
+      expect(decoded).to.deep.equal({ b: { d: [0, 1] }, e: 0 })
+      expect(Object.keys(decoded)).to.deep.equal(['b', 'e'])
+      expect(Object.keys(decoded.b as object)).to.deep.equal(['d'])
     })
     it('refuses objects that are no JSON object, whose stored form differed between the stores', () => {
       class WithToJson {
