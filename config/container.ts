@@ -58,7 +58,7 @@ const knexPersistence = (config: AppConfig, metrics: Metrics): Persistence => {
   return {
     store: openKnexStore(knex),
     migrate: () => migrateToLatest(knex),
-    pending: () => pendingMigrations(knex),
+    pending: (options) => pendingMigrations(knex, options),
   }
 }
 
@@ -92,7 +92,8 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<
 export const readinessOf = (persistence: Pick<Persistence, 'pending'>): Readiness => {
   let running: Promise<string[]> | null = null
   const check = (): Promise<string[]> => {
-    running ??= persistence.pending().finally(() => {
+    // A newer release's migrations leave this process ready: it serves until it is replaced.
+    running ??= persistence.pending({ newerAllowed: true }).finally(() => {
       running = null
     })
     return running

@@ -9,6 +9,7 @@ import type { TokenSecrets } from '../application/ports/token-secrets'
 import type { Readiness } from '../adapters/http/koa/routes/health-routes'
 import type { Metrics } from '../adapters/metrics/prometheus-metrics'
 import type { Store } from '../adapters/persistence/store'
+import type { PendingOptions } from '../adapters/persistence/knex/migrator'
 import type { AppConfig } from './env'
 
 /**
@@ -25,7 +26,7 @@ export interface Persistence {
   /** Applies pending migrations and returns their names, in order. */
   readonly migrate: () => Promise<string[]>
   /** The names of migrations not applied yet. */
-  readonly pending: () => Promise<string[]>
+  readonly pending: (options?: PendingOptions) => Promise<string[]>
 }
 
 export const Tokens = {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { expect } from 'chai'
 import * as E from 'fp-ts/Either'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -79,6 +80,24 @@ describe('HTTP: on a sqlite file', () => {
       expectStatus(await server.a.get('/v1/actions'), 200)
     } finally {
       await other.close()
+      await server.stop()
+    }
+  })
+
+  it('a running process stays ready after a newer release migrates the database (docs/deploy.md, Upgrading)', async function () {
+    this.timeout(30_000)
+    const server = await startServer({ sqliteFile: file })
+    const other = new Database(file)
+    try {
+      expect((await server.request('GET', '/readyz')).body).to.deep.equal({ status: 'ready' })
+      other.prepare('INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, ?, ?)').run('999-of-a-newer-release', 99, new Date().toISOString())
+      const ready = await server.request('GET', '/readyz')
+      expectStatus(ready, 200)
+      expect(ready.body).to.deep.equal({ status: 'ready' })
+      expectStatus(await server.a.get('/v1/actions'), 200)
+    } finally {
+      other.prepare('DELETE FROM knex_migrations WHERE name = ?').run('999-of-a-newer-release')
+      other.close()
       await server.stop()
     }
   })

@@ -109,10 +109,19 @@ export const migrateToLatest = (knex: Knex): Promise<string[]> =>
     return applied
   })
 
+export interface PendingOptions {
+  /**
+   * Migrations applied that this version does not know (a newer release's `migrate`) are no error:
+   * a process already running keeps serving through an upgrade. Otherwise Knex refuses the list.
+   */
+  readonly newerAllowed?: boolean
+}
+
 /** The names of the migrations not applied yet, oldest first. */
-export const pendingMigrations = async (knex: Knex): Promise<string[]> => {
+export const pendingMigrations = async (knex: Knex, options: PendingOptions = {}): Promise<string[]> => {
   // Listing makes the bookkeeping tables too, when they are missing (`migrate` lists first).
   if (!isPostgres(knex)) await bookkeepingInTurn(knex)
-  const [, pending] = (await knex.migrate.list(migratorConfig)) as [unknown, NamedMigration[]]
+  const config = options.newerAllowed === true ? { ...migratorConfig, disableMigrationsListValidation: true } : migratorConfig
+  const [, pending] = (await knex.migrate.list(config)) as [unknown, NamedMigration[]]
   return pending.map((named) => migrationSource.getMigrationName(named))
 }
