@@ -695,7 +695,12 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           required: true,
           schema: { type: 'string' },
         },
-        ETag: { description: 'The strong entity tag of the record (its version).', required: true, schema: { type: 'string', examples: ['"1"'] } },
+        ETag: {
+          description:
+            'The strong entity tag of the record: its version (`"1"`, then one more per change) for actions, agents and conversations; a hash of the representation for prospects and webhook deliveries, which have no version.',
+          required: true,
+          schema: { type: 'string', examples: ['"1"'] },
+        },
         Location: {
           description: "The new record's URL.",
           required: true,
