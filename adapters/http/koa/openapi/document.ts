@@ -449,7 +449,7 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'listWebhookDeliveries',
     tag: 'Webhook deliveries',
     summary: 'List webhook deliveries',
-    description: 'Each with its attempts, oldest first.',
+    description: 'Oldest first (createdAt, then id), each with its attempts, oldest first.',
     parameters: [
       ...listParameters,
       filter('conversationId', 'Only the deliveries for this conversation.', { type: 'string' }),
