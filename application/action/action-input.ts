@@ -62,7 +62,7 @@ const endpointHeaders = describedAs(new t.Type<string | Record<string, string>, 
     { type: 'object', additionalProperties: { type: 'string' } },
     { type: 'string', description: 'The same object as JSON text.' },
   ],
-  description: 'Headers sent with every call: names are HTTP tokens, values strings of ASCII and Latin-1 without control characters. Hop-by-hop and framing headers are not sent.',
+  description: 'Headers sent with every call: names are HTTP tokens, each given once whatever its case, values strings of ASCII and Latin-1 without control characters. Hop-by-hop and framing headers are not sent.',
 })
 
 const endpointPayload = describedAs(new t.Type<string | JsonObject, unknown, unknown>(
