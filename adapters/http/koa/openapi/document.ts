@@ -465,7 +465,8 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'retryWebhookDelivery',
     tag: 'Webhook deliveries',
     summary: 'Retry a webhook delivery now',
-    description: 'Adds an attempt to the same delivery, with the same webhook-id.',
+    description:
+      'Adds an attempt to the same delivery, with the same webhook-id. It needs no body; one sent is read only for an Idempotency-Key\'s fingerprint, in any media type, and is 415 only when compressed (a Content-Encoding other than identity).',
     parameters: [idParameter('webhook-delivery', 'delivery')],
     success: { status: '202', response: single('The delivery; a worker makes the new attempt shortly.', 'WebhookDelivery', webhookDeliveryExample) },
     // No body is needed, but with an Idempotency-Key the one sent is read for the key's fingerprint.
@@ -599,8 +600,8 @@ const tagDescriptions: Record<string, string> = {
 
 export interface DocumentOptions {
   /**
-   * The routes the application serves: only these operations are documented, so a route that is
-   * not served yet (webhook deliveries) never shows. All of them when not given.
+   * The routes the application serves: only these operations are documented, so the document
+   * never names one the application leaves out. All of them when not given.
    */
   readonly served?: ReadonlyArray<Route>
 }
