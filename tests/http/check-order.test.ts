@@ -79,6 +79,20 @@ describeEachDatabase('HTTP: order of checks (docs/decisions.md)', (database) => 
     }
   })
 
+  it('compares entity tags character by character: "01" is not the ETag "1" (If-Match fails, If-None-Match lets the write through)', async () => {
+    for (const t of targets()) {
+      const before = await h().a.get(t.path)
+      const etag = before.headers.get('etag')!
+      const padded = `"0${etag.slice(1)}`
+      expectProblem(await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-Match': padded } }), 412, 'precondition_failed')
+      expect((await h().a.get(t.path)).headers.get('etag'), `${t.method} ${t.path} with If-Match: ${padded}`).to.equal(etag)
+      expectStatus(await h().a.request(t.method, t.path, { json: t.valid, headers: { 'If-None-Match': padded } }), 200)
+    }
+    const path = `/v1/actions/${(await h().a.post('/v1/actions', actionBody())).body.id}`
+    expectProblem(await h().a.delete(path, { 'If-Match': '"01"' }), 412, 'precondition_failed')
+    expectStatus(await h().a.delete(path, { 'If-None-Match': '"01"' }), 204)
+  })
+
   describe('writes with If-None-Match (RFC 9110 §13.1.2)', () => {
     it('* or a tag naming the current ETag (weak comparison) is a 412 that writes nothing; other tags let the write through', async () => {
       for (const t of targets()) {

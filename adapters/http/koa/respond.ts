@@ -109,9 +109,12 @@ const tagListHeader = (ctx: Context, name: 'If-Match' | 'If-None-Match'): E.Eith
 export const ifNoneMatchOf = (ctx: Context): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> =>
   tagListHeader(ctx, 'If-None-Match')
 
-/** The versions that tags name: those of our form (`"3"`), weak ones too when `weak` may name them. */
+/**
+ * The versions that tags name: those of our form (`"3"`), weak ones too when `weak` may name them.
+ * Written as we write them, without leading zeros: tags compare as text, so `"03"` names nothing.
+ */
 const versionsNamed = (tags: ReadonlyArray<EntityTag>, weak: boolean): number[] =>
-  tags.filter((tag) => (weak || !tag.weak) && /^\d{1,15}$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
+  tags.filter((tag) => (weak || !tag.weak) && /^(?:0|[1-9]\d{0,14})$/.test(tag.opaque)).map((tag) => Number(tag.opaque))
 
 /**
  * If-Match as the use cases take it: `*`, or the versions its strong tags name. A weak tag or a
