@@ -1,4 +1,8 @@
 import { expect } from 'chai'
+import * as E from 'fp-ts/Either'
+import { pipe } from 'fp-ts/function'
+import * as TE from 'fp-ts/TaskEither'
+import { setTimeout } from 'node:timers/promises'
 import { IdempotencyRecord, StoredResponse } from '../../application/ports/idempotency-repository'
 import { anOrganisation, at, orgA, orgB } from '../support/builders'
 import { forEachStore, freshStorePerTest, MakeStore, right } from './contract-kit'
@@ -109,6 +113,36 @@ export const idempotencyRepositoryContract = (makeStore: MakeStore): void => {
     expect(await right(keys().purgeExpired(at(14), 3))).to.equal(0)
     expect(await storedFor(aClaim({ key: 'fresh' }))).to.not.equal(null)
     expect(await storedFor(aClaim({ orgId: orgB, key: 'old-0' }))).to.not.equal(null)
+  })
+
+  it('never purges a record that a takeover renewed while the purge waited for it', async () => {
+    const stale = aClaim({ response: answer, lockedUntil: null, expiresAt: at(10) })
+    await right(keys().claim(stale))
+    const renewed = aClaim({ claimId: 'idc.000002', createdAt: at(20), lockedUntil: at(21), expiresAt: at(1460) })
+    let release = (): void => undefined
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let tookOver = (): void => undefined
+    const hasTakenOver = new Promise<void>((resolve) => (tookOver = resolve))
+    // The takeover holds its transaction open, so that the purge meets the row while it changes.
+    const takeOver = right(
+      store().unitOfWork.run((repositories) =>
+        pipe(
+          repositories.idempotencyKeys.takeOver(stale, renewed),
+          TE.chainFirst(() => async () => {
+            tookOver()
+            await released
+            return E.right(undefined)
+          }),
+        ),
+      ),
+    )
+    await hasTakenOver
+    const purge = right(keys().purgeExpired(at(20), 10))
+    await setTimeout(50)
+    release()
+    expect(await takeOver).to.equal(true)
+    expect(await purge).to.equal(0)
+    expect(await storedFor(renewed)).to.deep.equal(renewed)
   })
 
   it('purges the records that expired first, whatever order they were claimed in', async () => {

@@ -93,7 +93,9 @@ export const knexIdempotencyRepository = (db: Knex): IdempotencyRepository => ({
   purgeExpired: (now, limit) =>
     attempt(async () => {
       const expired = limitTo(db(table).select('org_id', 'key').where('expires_at', '<=', now).orderBy('expires_at'), limit)
-      const deleted = await changesOf(db(table).whereIn(['org_id', 'key'], expired).delete())
+      // Checked again on the row itself: PostgreSQL re-reads a row a takeover changed meanwhile
+      // and keeps it, where the list chosen before still named it and it was deleted.
+      const deleted = await changesOf(db(table).whereIn(['org_id', 'key'], expired).where('expires_at', '<=', now).delete())
       return deleted
     }),
 })
