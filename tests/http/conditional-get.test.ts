@@ -120,7 +120,7 @@ describeEachDatabase('HTTP: If-None-Match on GET of one record (RFC 9110 §13.1.
       })
 
       it('a malformed If-None-Match: 400 bad_header, as for If-Match', async () => {
-        for (const value of ['garbage', '3', '"unterminated', '"a" "b"', '*, "1"', 'w/"1"']) {
+        for (const value of ['garbage', '3', '"unterminated', '"a" "b"', '*, "1"', 'w/"1"', '', ' ']) {
           const res = await h().a.get(path, { 'If-None-Match': value })
           expectProblem(res, 400, 'bad_header')
           expect(res.body.detail, value).to.contain('If-None-Match')

@@ -420,8 +420,8 @@ describeEachDatabase('HTTP: conversations', (database) => {
         expect(read.body.status).to.equal('active')
       })
 
-      it('malformed If-Match: 400 bad_header, nothing changes', async () => {
-        expectProblem(await patch(id, { transcriptSummary: 'x' }, { 'If-Match': 'abc' }), 400, 'bad_header')
+      it('malformed If-Match, an empty one included: 400 bad_header, nothing changes', async () => {
+        for (const value of ['abc', '', ' ']) expectProblem(await patch(id, { transcriptSummary: 'x' }, { 'If-Match': value }), 400, 'bad_header')
         expect((await h().a.get(`/v1/conversations/${id}`)).body).to.deep.equal(created)
       })
     })

@@ -190,8 +190,8 @@ export const replaceCases = (h: () => Harness, routes: RecordRoutes): void => {
       expect(read.headers.get('etag')).to.equal(v2.headers.get('etag'))
     })
 
-    it('a malformed If-Match: 400 bad_header, nothing changes', async () => {
-      for (const value of ['not-quoted', 'v1', '"unterminated', '"a" "b"']) {
+    it('a malformed If-Match, an empty one included (a list naming no tag): 400 bad_header, nothing changes', async () => {
+      for (const value of ['not-quoted', 'v1', '"unterminated', '"a" "b"', '', ' ']) {
         const res = await h().a.put(path, routes.body({ name: 'changed' }), { 'If-Match': value })
         expectProblem(res, 400, 'bad_header')
       }
@@ -253,8 +253,8 @@ export const deleteCases = (h: () => Harness, routes: RecordRoutes): void => {
       await expectKept()
     })
 
-    it('a malformed If-Match: 400 bad_header, the record stays', async () => {
-      for (const value of ['garbage', 'not-quoted', '999', '"unterminated', '"a" "b"', '*, "1"']) {
+    it('a malformed If-Match, an empty one included: 400 bad_header, the record stays', async () => {
+      for (const value of ['garbage', 'not-quoted', '999', '"unterminated', '"a" "b"', '*, "1"', '', ' ']) {
         expectProblem(await h().a.delete(path, { 'If-Match': value }), 400, 'bad_header')
       }
       await expectKept()

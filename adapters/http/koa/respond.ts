@@ -97,11 +97,14 @@ export const queryOf = (ctx: Context): RawQuery => ctx.query as RawQuery
 
 const badTagList = (header: string): HttpFailure => ({ _tag: 'BadHeader', header, detail: 'must be * or a list of entity tags such as "3"' })
 
-/** An If-Match or If-None-Match header: `*` or the tags it lists, undefined when absent, a 400 when malformed. */
+/**
+ * An If-Match or If-None-Match header: `*` or the tags it lists, undefined when absent, a 400 when
+ * malformed. One sent empty lists no tag, as `,` does: a 400 too, not taken for no header, which
+ * let a write guarded by an ETag the client failed to fill in overwrite whatever was there.
+ */
 const tagListHeader = (ctx: Context, name: 'If-Match' | 'If-None-Match'): E.Either<HttpFailure, '*' | ReadonlyArray<EntityTag> | undefined> => {
-  const header = ctx.get(name)
-  if (header.trim() === '') return E.right(undefined)
-  const tags = entityTagsOf(header)
+  if (ctx.headers[name.toLowerCase()] === undefined) return E.right(undefined)
+  const tags = entityTagsOf(ctx.get(name))
   return tags === null ? E.left(badTagList(name)) : E.right(tags)
 }
 
