@@ -137,6 +137,19 @@ describe('HTTP: requests the HTTP parser refuses (problem+json, X-Request-Id, Co
       expect(tooLarge.closedByServer).to.equal(true)
     })
 
+    it('refused for its media type with an Idempotency-Key too: the 415 alone, before the body, and the key stays free', async () => {
+      const key = `continue-${process.pid}`
+      const plainWithKey = head(h().a.tenant.token)
+        .replace('Content-Type: application/json', 'Content-Type: text/plain')
+        .replace('Expect: 100-continue\r\n', `Expect: 100-continue\r\nIdempotency-Key: ${key}\r\n`)
+      const refused = await exchangeRaw(port(), [plainWithKey])
+      expect(refused.answers.map((a) => a.status), refused.received.slice(0, 300)).to.deep.equal([415])
+      expect(refused.closedByServer).to.equal(true)
+      const created = await h().a.request('POST', '/v1/actions', { raw: body, contentType: 'application/json', headers: { 'Idempotency-Key': key } })
+      expect(created.status).to.equal(201)
+      expect(created.headers.get('idempotent-replayed')).to.equal(null)
+    })
+
     it('accepted: 100 Continue, then the body, then the answer, on a connection that stays open', async () => {
       const socket = net.connect(port(), '127.0.0.1')
       try {

@@ -4,7 +4,7 @@ import { hash } from 'node:crypto'
 import { Core } from '../../../application/core'
 import { idempotencyLockMs, InTransaction, keepIdempotentAnswer } from '../../../application/idempotency/idempotent-requests'
 import { IdempotencyClaim, StoredResponse } from '../../../application/ports/idempotency-repository'
-import { mediaTypeOf, readBodyText } from './json-body'
+import { mediaTypeOf, readBodyText, unsupportedBody } from './json-body'
 import { HttpFailure, problemOf } from './problem'
 import { callerOf, renderProblem, sendAnswer } from './respond'
 
@@ -104,15 +104,19 @@ const unreleasedFor = (core: Core): Unreleased => {
  * route keeps its answer in the same transaction as its write (see `answerOnce`); the same
  * request again replays that answer with `Idempotent-Replayed: true` and writes nothing. A refused
  * or failed request lets the key go, so the client may fix the request and retry with it.
+ * `readsJson`: the route takes a JSON body, so another media type is refused (415) here, before
+ * the body is read for the fingerprint, as without a key (no 100 Continue for a body refused).
  */
 export const idempotentPost =
-  (core: Core): Middleware => {
+  (core: Core, options: { readonly readsJson: boolean }): Middleware => {
   const unreleased = unreleasedFor(core)
   return async (ctx, next) => {
     if (ctx.headers['idempotency-key'] === undefined) return next()
     if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) return renderProblem(ctx, problemOf(keyGivenTwice))
     const key = ctx.get('Idempotency-Key')
     if (!keyShape.test(key)) return renderProblem(ctx, problemOf(badKey))
+    const unsupported = options.readsJson ? unsupportedBody(ctx) : null
+    if (unsupported !== null) return renderProblem(ctx, problemOf(unsupported))
     const body = await readBodyText(ctx)()
     if (E.isLeft(body)) return renderProblem(ctx, problemOf(body.left))
 

@@ -88,7 +88,7 @@ const jsonObjectOf = (text: string): E.Either<HttpFailure, unknown> => {
 type Unsupported = Extract<HttpFailure, { readonly _tag: 'UnsupportedMediaType' | 'UnsupportedContentEncoding' }>
 
 /** Why a body is not read at all, if it is not: its coding first, then its media type. */
-const unsupportedBody = (ctx: Context, accepted: ReadonlyArray<string>): Unsupported | null => {
+export const unsupportedBody = (ctx: Context, accepted: ReadonlyArray<string> = jsonTypes): Unsupported | null => {
   if (isContentCoded(ctx)) return { _tag: 'UnsupportedContentEncoding' }
   if (!accepted.includes(mediaTypeOf(ctx))) return { _tag: 'UnsupportedMediaType', accepted }
   return null

@@ -10,7 +10,7 @@ import { conversationJson } from '../representations'
 import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, replyWithRecord, sendPage, sendRecord } from '../respond'
 
 export const conversationRoutes = (router: Router, core: Core): void => {
-  router.post('/v1/conversations', idempotentPost(core), (ctx) => {
+  router.post('/v1/conversations', idempotentPost(core, { readsJson: true }), (ctx) => {
     const answer = answerOnce(ctx, (conversation: Conversation) =>
       createdAnswer(`/v1/conversations/${conversation.id}`, conversationJson(conversation), conversation.version),
     )

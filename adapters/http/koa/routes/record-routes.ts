@@ -35,7 +35,7 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
   toJson: (record: R) => object,
   useCases: RecordUseCases<R>,
 ): void => {
-  router.post(collection, idempotentPost(core), (ctx) => {
+  router.post(collection, idempotentPost(core, { readsJson: true }), (ctx) => {
     const answer = answerOnce(ctx, (record: R) => createdAnswer(`${collection}/${record.id}`, toJson(record), record.version))
     return reply(
       ctx,

@@ -24,7 +24,7 @@ export const webhookDeliveryRoutes = (router: Router, core: Core): void => {
 
   // Takes no body: whatever is sent is not read. 202: a worker makes the attempt shortly. A
   // delivery has no version (workers change it), so its ETag hashes the representation.
-  router.post('/v1/webhook-deliveries/:id/retry', idempotentPost(core), (ctx) => {
+  router.post('/v1/webhook-deliveries/:id/retry', idempotentPost(core, { readsJson: false }), (ctx) => {
     const answer = answerOnce(ctx, (delivery: WebhookDelivery) => recordAnswer(202, webhookDeliveryJson(delivery)))
     return reply(ctx, core.retryWebhookDelivery(callerOf(ctx), ctx.params.id, answer.inTransaction), answer.send)
   })
