@@ -69,7 +69,7 @@ const expectNotModified = (res: HttpResponse, etag: string, full: HttpResponse):
   expect(res.headers.get('date'), 'Date').to.be.a('string')
 }
 
-describeEachDatabase('HTTP: If-None-Match on GET of one record (RFC 9110 §13.1.2)', (database) => {
+describeEachDatabase('HTTP: If-None-Match and If-Match on GET of one record (RFC 9110 §13.1)', (database) => {
   const h = useServer(database)
 
   for (const kind of kinds) {
@@ -132,6 +132,33 @@ describeEachDatabase('HTTP: If-None-Match on GET of one record (RFC 9110 §13.1.
           expectProblem(await h().a.get(`${kind.collection}/${kind.unknownId}`, { 'If-None-Match': value }), 404, 'not_found')
           expectProblem(await h().b.get(path, { 'If-None-Match': value }), 404, 'not_found')
         }
+      })
+
+      it('If-Match (RFC 9110 §13.1.1): the current ETag or * is a 200 with the record; a stale, weak or unknown tag a 412', async () => {
+        for (const value of [etag, '*', `"stale", ${etag}`]) {
+          const res = await h().a.get(path, { 'If-Match': value })
+          expectSingle(res, 200)
+          expect(res.body, value).to.deep.equal(full.body)
+        }
+        for (const value of ['"999"', `W/${etag}`, '"stale", W/"other"']) {
+          const res = await h().a.get(path, { 'If-Match': value })
+          expectProblem(res, 412, 'precondition_failed')
+          expect(res.headers.get('etag'), value).to.equal(null)
+        }
+        const head = await h().a.request('HEAD', path, { headers: { 'If-Match': '"999"' } })
+        expectStatus(head, 412)
+        await kind.change(h(), path)
+        expectProblem(await h().a.get(path, { 'If-Match': etag }), 412, 'precondition_failed')
+      })
+
+      it('If-Match is judged before If-None-Match, and a malformed one is a 400 before the record is looked for', async () => {
+        expectProblem(await h().a.get(path, { 'If-Match': '"999"', 'If-None-Match': etag }), 412, 'precondition_failed')
+        expectNotModified(await h().a.get(path, { 'If-Match': etag, 'If-None-Match': etag }), etag, full)
+        for (const value of ['garbage', '3', '']) {
+          expectProblem(await h().a.get(path, { 'If-Match': value }), 400, 'bad_header')
+          expectProblem(await h().a.get(`${kind.collection}/${kind.unknownId}`, { 'If-Match': value }), 400, 'bad_header')
+        }
+        expectProblem(await h().a.get(`${kind.collection}/${kind.unknownId}`, { 'If-Match': '*' }), 404, 'not_found')
       })
 
       it('the list is left alone: 200 with its records whatever If-None-Match says', async () => {

@@ -29,3 +29,7 @@ export const entityTagsOf = (value: string): '*' | ReadonlyArray<EntityTag> | nu
 /** Whether one of `tags` names the strong tag `etag` (`"3"`) by weak comparison (RFC 9110 §8.8.3.2): `W/"3"` does. */
 export const namesByWeakComparison = (tags: ReadonlyArray<EntityTag>, etag: string): boolean =>
   tags.some((tag) => `"${tag.opaque}"` === etag)
+
+/** Whether one of `tags` is the strong tag `etag` by strong comparison (RFC 9110 §8.8.3.2): `W/"3"` is not. */
+export const namesByStrongComparison = (tags: ReadonlyArray<EntityTag>, etag: string): boolean =>
+  tags.some((tag) => !tag.weak && `"${tag.opaque}"` === etag)

@@ -9,7 +9,8 @@ import { Page } from '../../../application/ports/paging'
 import { encodeCursor, RawQuery } from '../../../application/shared/list-query'
 import { chainW } from '../../../application/shared/task-either'
 import { IfMatch } from '../../../application/shared/use-case-kit'
-import { EntityTag, entityTagsOf, namesByWeakComparison } from './entity-tags'
+import { EntityKind, preconditionFailed } from '../../../domain/shared/errors'
+import { EntityTag, entityTagsOf, namesByStrongComparison, namesByWeakComparison } from './entity-tags'
 import { jsonText } from './json-text'
 import { Failure, HttpFailure, Problem, problemBody, problemOf } from './problem'
 
@@ -151,30 +152,41 @@ export const ifMatchOf = (ctx: Context): E.Either<HttpFailure, IfMatch | undefin
 }
 
 /**
- * GET of one record: If-None-Match is read first (a malformed one is a 400 before any 404, as
- * If-Match is), then the record. The answer is a 200 with the record and its ETag, or a 304 with
- * the ETag and no body when If-None-Match is `*` or names the ETag by weak comparison (RFC 9110
- * §13.1.2). The headers every answer carries (X-Request-Id, Cache-Control) are on both.
+ * GET of one record. If-Match and If-None-Match are read first (a malformed one is a 400 before any
+ * 404), then the record, then the conditions in RFC 9110 §13.2.2's order: If-Match (`*`, or a tag
+ * naming the ETag by strong comparison) or a 412, as a server must evaluate it for every method
+ * (§13.1.1); then If-None-Match, a 304 with the ETag and no body when it is `*` or names the ETag
+ * by weak comparison (§13.1.2). Otherwise a 200 with the record and its ETag. The headers every
+ * answer carries (X-Request-Id, Cache-Control) are on each.
  */
 export const replyWithRecord = <R>(
   ctx: Context,
+  entity: EntityKind,
   read: TE.TaskEither<Failure, R>,
   answer: (record: R) => { readonly body: object; readonly version?: number },
 ): Promise<void> =>
   reply(
     ctx,
     pipe(
-      TE.fromEither(ifNoneMatchOf(ctx)),
-      chainW((ifNoneMatch) =>
+      TE.Do,
+      TE.apS('ifMatch', TE.fromEither(tagListHeader(ctx, 'If-Match'))),
+      TE.apS('ifNoneMatch', TE.fromEither(ifNoneMatchOf(ctx))),
+      chainW((conditions) =>
         pipe(
           read,
-          TE.map((record) => ({ ifNoneMatch, record })),
+          TE.map((record) => {
+            const { body, version } = answer(record)
+            return { ...conditions, body, etag: version === undefined ? contentTag(body) : etagOf(version) }
+          }),
         ),
       ),
+      chainW((shown) =>
+        shown.ifMatch === undefined || shown.ifMatch === '*' || namesByStrongComparison(shown.ifMatch, shown.etag)
+          ? TE.right(shown)
+          : TE.left(preconditionFailed(entity, ctx.params.id)),
+      ),
     ),
-    ({ ifNoneMatch, record }) => {
-      const { body, version } = answer(record)
-      const etag = version === undefined ? contentTag(body) : etagOf(version)
+    ({ ifNoneMatch, body, etag }) => {
       ctx.set('ETag', etag)
       if (ifNoneMatch === '*' || (ifNoneMatch !== undefined && namesByWeakComparison(ifNoneMatch, etag))) {
         ctx.status = 304

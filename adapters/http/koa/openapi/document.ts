@@ -198,8 +198,11 @@ const writeProblems: ReadonlyArray<ProblemCode> = ['malformed_json', 'payload_to
 const replaceProblems: ReadonlyArray<ProblemCode> = ['bad_header', 'not_found', 'precondition_failed', ...writeProblems]
 const ifMatch = ref('parameters', 'IfMatch')
 const ifNoneMatch = ref('parameters', 'IfNoneMatch')
-/** What a GET of one record answers besides its record: 304, a malformed If-None-Match, an unknown id. */
-const readAnswers = (what: string) => ({ otherAnswers: { '304': notModified(what) }, problems: ['bad_header', 'not_found'] as ProblemCode[] })
+/** What a GET of one record answers besides its record: 304, a malformed If-Match or If-None-Match, an unknown id, If-Match failing. */
+const readAnswers = (what: string) => ({
+  otherAnswers: { '304': notModified(what) },
+  problems: ['bad_header', 'not_found', 'precondition_failed'] as ProblemCode[],
+})
 
 /** A collection served by `recordRoutes`: how its five operations are named and described. */
 interface RecordCollection {
@@ -262,7 +265,7 @@ const recordCollection = (c: RecordCollection): ReadonlyArray<OperationSpec> => 
       tag: c.tag,
       summary: `Get ${c.names.title}`,
       ...seed(c.seeds.get),
-      parameters: [id, ifNoneMatch],
+      parameters: [id, ifMatch, ifNoneMatch],
       success: { status: '200', response: single(`The ${c.names.one}.`, c.schema, c.example) },
       ...readAnswers(c.names.one),
     },
@@ -393,7 +396,7 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'getConversation',
     tag: 'Conversations',
     summary: 'Get a conversation',
-    parameters: [idParameter('conversation', 'conversation'), ifNoneMatch],
+    parameters: [idParameter('conversation', 'conversation'), ifMatch, ifNoneMatch],
     success: { status: '200', response: single('The conversation.', 'Conversation', conversationExample) },
     ...readAnswers('conversation'),
   },
@@ -427,7 +430,7 @@ export const operations: ReadonlyArray<OperationSpec> = [
     operationId: 'getProspect',
     tag: 'Prospects',
     summary: 'Get a prospect',
-    parameters: [idParameter('prospect', 'prospect'), ifNoneMatch],
+    parameters: [idParameter('prospect', 'prospect'), ifMatch, ifNoneMatch],
     success: { status: '200', response: single('The prospect.', 'Prospect', prospectExample) },
     ...readAnswers('prospect'),
   },
@@ -678,7 +681,8 @@ export const openApiDocument = (options: DocumentOptions = {}): OpenApiDocument 
           name: 'If-Match',
           in: 'header',
           required: false,
-          description: '`*` or a list of strong entity tags (`"3"`): the change or removal is made only while the current ETag is one of them (else 412).',
+          description:
+            '`*` or a list of strong entity tags (`"3"`): the change or removal is made, and a GET answered, only while the current ETag is one of them (else 412). Weak tags never match.',
           schema: { type: 'string', examples: ['"3"'] },
         },
         IfNoneMatch: {

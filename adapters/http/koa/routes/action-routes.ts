@@ -4,7 +4,7 @@ import { actionJson } from '../representations'
 import { recordRoutes } from './record-routes'
 
 export const actionRoutes = (router: Router, core: Core): void =>
-  recordRoutes(router, core, '/v1/actions', actionJson, {
+  recordRoutes(router, core, 'action', '/v1/actions', actionJson, {
     create: core.createAction,
     list: core.listActions,
     get: core.getAction,

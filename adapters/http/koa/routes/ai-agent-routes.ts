@@ -5,7 +5,7 @@ import { callerOf, queryOf, reply, sendPage } from '../respond'
 import { recordRoutes } from './record-routes'
 
 export const aiAgentRoutes = (router: Router, core: Core): void => {
-  recordRoutes(router, core, '/v1/ai-agents', aiAgentJson, {
+  recordRoutes(router, core, 'ai-agent', '/v1/ai-agents', aiAgentJson, {
     create: core.createAiAgent,
     list: core.listAiAgents,
     get: core.getAiAgent,

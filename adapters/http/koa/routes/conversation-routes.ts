@@ -29,7 +29,7 @@ export const conversationRoutes = (router: Router, core: Core): void => {
   )
 
   router.get('/v1/conversations/:id', (ctx) =>
-    replyWithRecord(ctx, core.getConversation(callerOf(ctx), ctx.params.id), (conversation) => ({
+    replyWithRecord(ctx, 'conversation', core.getConversation(callerOf(ctx), ctx.params.id), (conversation) => ({
       body: conversationJson(conversation),
       version: conversation.version,
     })),

@@ -10,7 +10,7 @@ export const prospectRoutes = (router: Router, core: Core): void => {
 
   // A prospect has no version (its counters follow its conversations): its ETag hashes the record.
   router.get('/v1/prospects/:id', (ctx) =>
-    replyWithRecord(ctx, core.getProspect(callerOf(ctx), ctx.params.id), (prospect) => ({ body: prospectJson(prospect) })),
+    replyWithRecord(ctx, 'prospect', core.getProspect(callerOf(ctx), ctx.params.id), (prospect) => ({ body: prospectJson(prospect) })),
   )
 
   router.get('/v1/prospects/:id/conversations', (ctx) =>

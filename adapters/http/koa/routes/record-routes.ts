@@ -10,6 +10,7 @@ import { InTransaction } from '../../../../application/idempotency/idempotent-re
 import { Core } from '../../../../application/core'
 import { answerOnce, idempotentPost } from '../idempotency'
 import { readJsonObject } from '../json-body'
+import { EntityKind } from '../../../../domain/shared/errors'
 import { Failure } from '../problem'
 import { callerOf, createdAnswer, ifMatchOf, queryOf, reply, replyWithRecord, sendPage, sendRecord } from '../respond'
 
@@ -31,6 +32,7 @@ export interface RecordUseCases<R> {
 export const recordRoutes = <R extends { readonly id: string; readonly version: number }>(
   router: Router,
   core: Core,
+  entity: EntityKind,
   collection: string,
   toJson: (record: R) => object,
   useCases: RecordUseCases<R>,
@@ -50,7 +52,7 @@ export const recordRoutes = <R extends { readonly id: string; readonly version: 
   router.get(collection, (ctx) => reply(ctx, useCases.list(callerOf(ctx), queryOf(ctx)), (page) => sendPage(ctx, page, toJson)))
 
   router.get(`${collection}/:id`, (ctx) =>
-    replyWithRecord(ctx, useCases.get(callerOf(ctx), ctx.params.id), (record) => ({ body: toJson(record), version: record.version })),
+    replyWithRecord(ctx, entity, useCases.get(callerOf(ctx), ctx.params.id), (record) => ({ body: toJson(record), version: record.version })),
   )
 
   router.put(`${collection}/:id`, (ctx) =>
