@@ -50,6 +50,16 @@ describeEachDatabase('HTTP: Idempotency-Key', (options) => {
     expect(named).to.have.lengthOf(1)
   })
 
+  it('takes the route with a trailing slash as the same request: a retry to /v1/actions/ replays the first answer', async () => {
+    const key = freshKey()
+    const first = await h().a.post('/v1/actions', actionBody({ name: 'Slash' }), { 'Idempotency-Key': key })
+    expectCreated(first, '/v1/actions')
+    const again = await h().a.post('/v1/actions/', actionBody({ name: 'Slash' }), { 'Idempotency-Key': key })
+    expect(replayed(again)).to.equal('true')
+    expect(answerOf(again)).to.deep.equal(answerOf(first))
+    expect(expectList(await h().a.get('/v1/actions?limit=500')).filter((action) => action.name === 'Slash')).to.have.lengthOf(1)
+  })
+
   it('replays the answer as it was first given, even after the record changed', async () => {
     const key = freshKey()
     const first = await h().a.post('/v1/ai-agents', agentBody({ name: 'Before' }), { 'Idempotency-Key': key })

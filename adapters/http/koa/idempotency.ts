@@ -21,10 +21,11 @@ const keyGivenTwice: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key
 
 /**
  * The request a key stands for: its method, path, media type and exact body. The same key with
- * a different one of these is refused.
+ * a different one of these is refused. The path is the route's: the router serves `/v1/actions/`
+ * as `/v1/actions`, so a retry that adds or drops the trailing slash is the same request.
  */
 export const requestFingerprint = (method: string, path: string, mediaType: string, body: string): string =>
-  hash('sha256', `${method} ${path}\n${mediaType}\n${body}`, 'hex')
+  hash('sha256', `${method} ${path.length > 1 ? path.replace(/\/$/, '') : path}\n${mediaType}\n${body}`, 'hex')
 
 const claimOf = (ctx: Context): IdempotencyClaim | undefined => ctx.state.idempotencyClaim as IdempotencyClaim | undefined
 
