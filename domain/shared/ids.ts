@@ -18,6 +18,9 @@ export type IdKind = keyof typeof idPrefixes
 
 const idShape = /^[a-z]{3}\.[A-Za-z0-9]{1,64}$/
 
-/** True when `id` has the shape of an identifier of this kind; says nothing of whether it exists. */
+/**
+ * True when `id` has the shape of an identifier of this kind; says nothing of whether it exists.
+ * A JavaScript caller may pass what is no string (`['act.x']` passed the pattern as its text).
+ */
 export const isIdOf = (kind: IdKind, id: string): boolean =>
-  idShape.test(id) && id.startsWith(`${idPrefixes[kind]}.`)
+  typeof id === 'string' && idShape.test(id) && id.startsWith(`${idPrefixes[kind]}.`)

@@ -154,6 +154,23 @@ describe('openSwitchboard: the actor a program names', () => {
     }
   })
 
+  it('answers an id that is no string (the array a repeated query parameter gives) as NotFound, never throwing', async () => {
+    const actor = { orgId, subject: null }
+    // `?id=act.a&id=act.b` reaches an Express handler as an array, which reads as "act.a,act.b".
+    for (const id of [['act.x'], { toString: () => 'act.x' }] as unknown as string[]) {
+      const outcomes: ReadonlyArray<E.Either<{ readonly _tag: string }, unknown>> = await Promise.all([
+        opened.core.getAction(actor, id)(),
+        opened.core.deleteAction(actor, id)(),
+        opened.core.getAiAgent(actor, id)(),
+        opened.core.listAgentActions(actor, id)(),
+        opened.core.getConversation(actor, id)(),
+        opened.core.listProspectConversations(actor, id)(),
+        opened.core.showWebhookSecret(id)(),
+      ])
+      expect(outcomes.map((outcome) => E.isLeft(outcome) && outcome.left._tag)).to.deep.equal(Array(outcomes.length).fill('NotFound'))
+    }
+  })
+
   it('checks the actor of every use case that takes one first, and of no other', () => {
     const organisationLevel = [
       'authenticate',

@@ -24,4 +24,7 @@ describe('ids', () => {
       expect(isIdOf('action', id)).to.equal(false)
     })
   }
+  it('refuses what is no string, even when its text is an id', () => {
+    for (const id of [['act.1'], { toString: () => 'act.1' }, 1, null]) expect(isIdOf('action', id as string)).to.equal(false)
+  })
 })
