@@ -42,12 +42,12 @@ const decodeCursor = (text: string, listed: IdKind): Cursor | null => {
  */
 export class QueryReader {
   private readonly problems: Violation[] = []
+  private readonly query: RawQuery
 
-  constructor(
-    private readonly query: RawQuery,
-    known: ReadonlyArray<string>,
-  ) {
-    for (const key of Object.keys(query)) {
+  constructor(query: RawQuery, known: ReadonlyArray<string>) {
+    // An embedding program's null is no query, as absent (Object.keys(null) threw).
+    this.query = query ?? {}
+    for (const key of Object.keys(this.query)) {
       if (!['limit', 'cursor', ...known].includes(key)) this.problems.push(violation(pointerTo(key), 'is not a parameter of this list'))
     }
   }

@@ -171,6 +171,24 @@ describe('openSwitchboard: the actor a program names', () => {
     }
   })
 
+  it('takes a null query as no query, as null and absent mean the same', async () => {
+    const actor = { orgId, subject: null }
+    const made = await opened.core.createAction(actor, action)()
+    if (E.isLeft(made)) throw new Error('no action')
+    const agent = await opened.core.createAiAgent(actor, { name: 'Ava', imageUrl: 'https://example.com/a.png', status: 'active', role: 'r', roleDescription: 'd', timezone: 'Europe/Berlin' })()
+    if (E.isLeft(agent)) throw new Error('no agent')
+    const none = null as unknown as Record<string, string>
+    const pages: ReadonlyArray<E.Either<{ readonly _tag: string }, { readonly items: ReadonlyArray<unknown> }>> = await Promise.all([
+      opened.core.listActions(actor, none)(),
+      opened.core.listAiAgents(actor, none)(),
+      opened.core.listAgentActions(actor, agent.right.id, none)(),
+      opened.core.listConversations(actor, none)(),
+      opened.core.listProspects(actor, none)(),
+      opened.core.listWebhookDeliveries(actor, none)(),
+    ])
+    expect(pages.map((page) => E.isRight(page) && page.right.items.length)).to.deep.equal([1, 1, 0, 0, 0, 0])
+  })
+
   it('checks the actor of every use case that takes one first, and of no other', () => {
     const organisationLevel = [
       'authenticate',
