@@ -5,6 +5,7 @@ import { NotFound, StoreUnavailable, ValidationFailed, validationFailed, violati
 import type { Core } from './core'
 import { actorSubject } from './organisation/organisations'
 import { decodeWith } from './shared/decode'
+import type { IfMatch } from './shared/use-case-kit'
 
 /**
  * The use cases whose first argument is the Actor who acts. Over HTTP that is the caller a token
@@ -37,6 +38,36 @@ export const actorFirstUseCases = [
 ] as const satisfies ReadonlyArray<keyof Core>
 
 type ActorFirstUseCase = (typeof actorFirstUseCases)[number]
+
+/** Where the writes that take an If-Match have it, counted after the actor. */
+const ifMatchArgument: Partial<Record<ActorFirstUseCase, number>> = {
+  updateAction: 2,
+  updateAiAgent: 2,
+  patchConversation: 2,
+  deleteAction: 1,
+  deleteAiAgent: 1,
+}
+
+const isIfMatch = (value: unknown): value is IfMatch => {
+  if (typeof value !== 'object' || value === null) return false
+  const { kind, versions } = value as { kind?: unknown; versions?: unknown }
+  if (kind === 'any') return true
+  return (kind === 'versions' || kind === 'notVersions') && Array.isArray(versions) && versions.every(Number.isSafeInteger)
+}
+
+/**
+ * The arguments with an If-Match that is null made absent, or why the If-Match is none. Over HTTP
+ * the adapter parses the header; a program's ETag string or null reached `ifMatch.kind` and
+ * threw.
+ */
+const withIfMatchChecked = (name: ActorFirstUseCase, rest: unknown[]): E.Either<ValidationFailed, unknown[]> => {
+  const at = ifMatchArgument[name]
+  if (at === undefined || rest[at] === undefined) return E.right(rest)
+  if (rest[at] === null) return E.right(rest.map((arg, i) => (i === at ? undefined : arg)))
+  return isIfMatch(rest[at])
+    ? E.right(rest)
+    : E.left(validationFailed([violation('/ifMatch', "must be { kind: 'any' } or { kind: 'versions' | 'notVersions', versions: [integer, …] }")]))
+}
 
 /** Why an actor cannot act. */
 export type ActorRefused = NotFound | ValidationFailed
@@ -87,7 +118,9 @@ export const withCheckedActors = (core: Core): CheckedCore => {
       (actor: Actor, ...rest: unknown[]): TE.TaskEither<unknown, unknown> =>
       async () => {
         const allowed = await check(actor)()
-        return E.isLeft(allowed) ? allowed : useCase(actor, ...rest)()
+        if (E.isLeft(allowed)) return allowed
+        const args = withIfMatchChecked(name, rest)
+        return E.isLeft(args) ? args : useCase(actor, ...args.right)()
       }
   }
   return checked as CheckedCore

@@ -45,7 +45,8 @@ export interface Switchboard {
   /**
    * Every use case: createAction, updateAiAgent, createConversation, … (application/core.ts). The
    * actor each takes first is checked: its organisation must exist (else NotFound organisation),
-   * its subject be null or 1–512 characters (else ValidationFailed at /actor/subject).
+   * its subject be null or 1–512 characters (else ValidationFailed at /actor/subject). An If-Match
+   * given as null is none; one that is no IfMatch is ValidationFailed at /ifMatch.
    */
   readonly core: CheckedCore
   /** Applies pending migrations; the names applied. Done by `openSwitchboard` unless `migrate: false`. */

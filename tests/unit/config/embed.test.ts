@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { actorFirstUseCases } from '../../../application/checked-actors'
-import { Actor, encodeCursor, openSwitchboard, StoreChoice, Switchboard } from '../../../config/embed'
+import { Actor, encodeCursor, IfMatch, openSwitchboard, StoreChoice, Switchboard } from '../../../config/embed'
 import { agentBody, minimalConversationBody } from '../../support/http-fixtures'
 
 describe('openSwitchboard', () => {
@@ -187,6 +187,33 @@ describe('openSwitchboard: the actor a program names', () => {
       opened.core.listWebhookDeliveries(actor, none)(),
     ])
     expect(pages.map((page) => E.isRight(page) && page.right.items.length)).to.deep.equal([1, 1, 0, 0, 0, 0])
+  })
+
+  it('takes a null If-Match as none, and refuses one that is no IfMatch (an ETag string, say) as ValidationFailed at /ifMatch, without throwing', async () => {
+    const actor = { orgId, subject: null }
+    const made = await opened.core.createAction(actor, action)()
+    const agent = await opened.core.createAiAgent(actor, agentBody())()
+    const started = await opened.core.createAiAgent(actor, agentBody())()
+    if (E.isLeft(made) || E.isLeft(agent) || E.isLeft(started)) throw new Error('not made')
+    const conversation = await opened.core.createConversation(actor, minimalConversationBody(agent.right.id))()
+    if (E.isLeft(conversation)) throw new Error('no conversation')
+    const writes = (ifMatch: IfMatch) => [
+      () => opened.core.updateAction(actor, made.right.id, action, ifMatch)(),
+      () => opened.core.updateAiAgent(actor, agent.right.id, agentBody(), ifMatch)(),
+      () => opened.core.patchConversation(actor, conversation.right.id, { transcriptSummary: 'hello' }, ifMatch)(),
+      () => opened.core.deleteAiAgent(actor, started.right.id, ifMatch)(),
+      () => opened.core.deleteAction(actor, made.right.id, ifMatch)(),
+    ]
+    const refused = { _tag: 'ValidationFailed', violations: [{ path: '/ifMatch', message: "must be { kind: 'any' } or { kind: 'versions' | 'notVersions', versions: [integer, …] }" }] }
+    for (const ifMatch of ['"1"', 1, {}, { kind: 'versions' }, { kind: 'versions', versions: ['1'] }, { kind: 'some' }] as unknown as IfMatch[]) {
+      for (const write of writes(ifMatch)) {
+        const outcome: E.Either<unknown, unknown> = await write()
+        expect(E.isLeft(outcome) && outcome.left, JSON.stringify(ifMatch)).to.deep.equal(refused)
+      }
+    }
+    const outcomes: string[] = []
+    for (const write of writes(null as unknown as IfMatch)) outcomes.push((await write())._tag)
+    expect(outcomes).to.deep.equal(['Right', 'Right', 'Right', 'Right', 'Right'])
   })
 
   it('checks the actor of every use case that takes one first, and of no other', () => {
