@@ -39,13 +39,13 @@ export const actorFirstUseCases = [
 
 type ActorFirstUseCase = (typeof actorFirstUseCases)[number]
 
-/** Where the writes that take an If-Match have it, counted after the actor. */
-const ifMatchArgument: Partial<Record<ActorFirstUseCase, number>> = {
-  updateAction: 2,
-  updateAiAgent: 2,
-  patchConversation: 2,
-  deleteAction: 1,
-  deleteAiAgent: 1,
+/** An optional argument a use case takes after the actor, and what it must be when given. */
+interface OptionalArgument {
+  /** Its place, counted after the actor. */
+  readonly at: number
+  readonly path: string
+  readonly valid: (value: unknown) => boolean
+  readonly expected: string
 }
 
 const isIfMatch = (value: unknown): value is IfMatch => {
@@ -55,18 +55,43 @@ const isIfMatch = (value: unknown): value is IfMatch => {
   return (kind === 'versions' || kind === 'notVersions') && Array.isArray(versions) && versions.every(Number.isSafeInteger)
 }
 
+const ifMatchAt = (at: number): OptionalArgument => ({
+  at,
+  path: '/ifMatch',
+  valid: isIfMatch,
+  expected: "must be { kind: 'any' } or { kind: 'versions' | 'notVersions', versions: [integer, …] }",
+})
+
+/** The writes that keep an idempotent answer take what must commit with them. */
+const inTransactionAt = (at: number): OptionalArgument => ({
+  at,
+  path: '/inTransaction',
+  valid: (value) => typeof value === 'function',
+  expected: 'must be a function (repositories, result) => TaskEither',
+})
+
+const optionalArguments: Partial<Record<ActorFirstUseCase, OptionalArgument>> = {
+  createAction: inTransactionAt(1),
+  createAiAgent: inTransactionAt(1),
+  createConversation: inTransactionAt(1),
+  retryWebhookDelivery: inTransactionAt(1),
+  updateAction: ifMatchAt(2),
+  updateAiAgent: ifMatchAt(2),
+  patchConversation: ifMatchAt(2),
+  deleteAction: ifMatchAt(1),
+  deleteAiAgent: ifMatchAt(1),
+}
+
 /**
- * The arguments with an If-Match that is null made absent, or why the If-Match is none. Over HTTP
- * the adapter parses the header; a program's ETag string or null reached `ifMatch.kind` and
- * threw.
+ * The arguments with an optional one that is null made absent, or why it is not what the use case
+ * takes. Over HTTP the adapter makes them; a program's null, or an ETag string as If-Match, reached
+ * `ifMatch.kind` or a call of `inTransaction` and threw.
  */
-const withIfMatchChecked = (name: ActorFirstUseCase, rest: unknown[]): E.Either<ValidationFailed, unknown[]> => {
-  const at = ifMatchArgument[name]
-  if (at === undefined || rest[at] === undefined) return E.right(rest)
-  if (rest[at] === null) return E.right(rest.map((arg, i) => (i === at ? undefined : arg)))
-  return isIfMatch(rest[at])
-    ? E.right(rest)
-    : E.left(validationFailed([violation('/ifMatch', "must be { kind: 'any' } or { kind: 'versions' | 'notVersions', versions: [integer, …] }")]))
+const withOptionalChecked = (name: ActorFirstUseCase, rest: unknown[]): E.Either<ValidationFailed, unknown[]> => {
+  const optional = optionalArguments[name]
+  if (optional === undefined || rest[optional.at] === undefined) return E.right(rest)
+  if (rest[optional.at] === null) return E.right(rest.map((arg, i) => (i === optional.at ? undefined : arg)))
+  return optional.valid(rest[optional.at]) ? E.right(rest) : E.left(validationFailed([violation(optional.path, optional.expected)]))
 }
 
 /** Why an actor cannot act. */
@@ -119,7 +144,7 @@ export const withCheckedActors = (core: Core): CheckedCore => {
       async () => {
         const allowed = await check(actor)()
         if (E.isLeft(allowed)) return allowed
-        const args = withIfMatchChecked(name, rest)
+        const args = withOptionalChecked(name, rest)
         return E.isLeft(args) ? args : useCase(actor, ...args.right)()
       }
   }

@@ -46,7 +46,8 @@ export interface Switchboard {
    * Every use case: createAction, updateAiAgent, createConversation, … (application/core.ts). The
    * actor each takes first is checked: its organisation must exist (else NotFound organisation),
    * its subject be null or 1–512 characters (else ValidationFailed at /actor/subject). An If-Match
-   * given as null is none; one that is no IfMatch is ValidationFailed at /ifMatch.
+   * or inTransaction given as null is none; one of the wrong kind is ValidationFailed at /ifMatch
+   * or /inTransaction.
    */
   readonly core: CheckedCore
   /** Applies pending migrations; the names applied. Done by `openSwitchboard` unless `migrate: false`. */

@@ -216,6 +216,31 @@ describe('openSwitchboard: the actor a program names', () => {
     expect(outcomes).to.deep.equal(['Right', 'Right', 'Right', 'Right', 'Right'])
   })
 
+  it('takes a null inTransaction as none, and refuses one that is no function as ValidationFailed at /inTransaction, writing nothing', async () => {
+    const actor = { orgId, subject: null }
+    const agent = await opened.core.createAiAgent(actor, agentBody())()
+    if (E.isLeft(agent)) throw new Error('no agent')
+    const conversation = minimalConversationBody(agent.right.id)
+    type Hook = Parameters<typeof opened.core.createAction>[2]
+    const creates = (hook: Hook) => [
+      () => opened.core.createAction(actor, action, hook)(),
+      () => opened.core.createAiAgent(actor, agentBody(), hook as Parameters<typeof opened.core.createAiAgent>[2])(),
+      () => opened.core.createConversation(actor, conversation, hook as Parameters<typeof opened.core.createConversation>[2])(),
+    ]
+    const refused = { _tag: 'ValidationFailed', violations: [{ path: '/inTransaction', message: 'must be a function (repositories, result) => TaskEither' }] }
+    for (const hook of [{}, 'key-1', 1] as unknown as Hook[]) {
+      for (const create of creates(hook)) {
+        const outcome: E.Either<unknown, unknown> = await create()
+        expect(E.isLeft(outcome) && outcome.left, JSON.stringify(hook)).to.deep.equal(refused)
+      }
+    }
+    const outcomes: string[] = []
+    for (const create of creates(null as unknown as Hook)) outcomes.push((await create())._tag)
+    expect(outcomes).to.deep.equal(['Right', 'Right', 'Right'])
+    const agents = await opened.core.listAiAgents(actor)()
+    expect(E.isRight(agents) && agents.right.items.length).to.equal(2)
+  })
+
   it('checks the actor of every use case that takes one first, and of no other', () => {
     const organisationLevel = [
       'authenticate',
