@@ -58,10 +58,14 @@ export interface Switchboard {
 
 const describe = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value)
 
+const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//.test(value.trim())
+
 /**
  * Why `choice` names no single store, if it does not. A JavaScript caller's unset variable
  * (`{ postgres: process.env.PG_URL }`) opened the default file ./data/switchboard.sqlite, and
  * `{ sqlite: undefined }` a file named "undefined"; `{}` or `{ store: 'sqlite' }` an empty store.
+ * An empty URL (`PG_URL=` in a .env file) opened that default file too, and a `sqlite:` one as
+ * postgres a SQLite file: each store takes only its own kind of value.
  */
 const choiceProblem = (choice: unknown): string | null => {
   if (typeof choice !== 'object' || choice === null) return "give the options: one of { store: 'memory' }, { sqlite }, { postgres } or { knex }"
@@ -72,8 +76,13 @@ const choiceProblem = (choice: unknown): string | null => {
     case 'store':
       return value === 'memory' ? null : `store must be 'memory', not ${describe(value)}`
     case 'sqlite':
+      if (typeof value !== 'string') return `sqlite must be a string, not ${describe(value)}`
+      if (isPostgresUrl(value)) return "sqlite must be a file path or ':memory:', not a PostgreSQL URL: give that as postgres"
+      return value.trim() !== '' ? null : `sqlite must be a file path or ':memory:', not ${describe(value)}`
     case 'postgres':
-      return typeof value === 'string' ? null : `${named[0]} must be a string, not ${describe(value)}`
+      // Never shown: the URL may hold a password.
+      if (typeof value !== 'string') return `postgres must be a string, not ${describe(value)}`
+      return isPostgresUrl(value) ? null : 'postgres must be a postgres:// or postgresql:// URL'
     case 'knex':
       return (typeof value === 'function' || typeof value === 'object') && value !== null && 'client' in value ? null : `knex must be a Knex instance, not ${describe(value)}`
   }

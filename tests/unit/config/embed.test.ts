@@ -32,6 +32,11 @@ describe('openSwitchboard', () => {
     ['a store other than memory', { store: 'sqlite' }, /store must be 'memory', not "sqlite"/],
     ['something that is no Knex', { knex: {} }, /knex must be a Knex instance/],
     ['no options', undefined, /give the options/],
+    // `{ postgres: process.env.PG_URL }` with `PG_URL=` in a .env file: it opened ./data/switchboard.sqlite.
+    ['an empty postgres URL', { postgres: '' }, /postgres must be a postgres:\/\/ or postgresql:\/\/ URL$/],
+    ['a SQLite URL given as postgres', { postgres: 'sqlite:./x.sqlite' }, /postgres must be a postgres:\/\/ or postgresql:\/\/ URL$/],
+    ['an empty sqlite path', { sqlite: ' ' }, /sqlite must be a file path or ':memory:', not " "$/],
+    ['a PostgreSQL URL given as sqlite', { sqlite: 'postgres://app:secret@db/x' }, /sqlite must be a file path or ':memory:', not a PostgreSQL URL: give that as postgres$/],
   ]
 
   for (const [what, choice, message] of refusals) {
