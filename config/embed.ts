@@ -84,7 +84,12 @@ const choiceProblem = (choice: unknown): string | null => {
       if (typeof value !== 'string') return `postgres must be a string, not ${describe(value)}`
       return isPostgresUrl(value) ? null : 'postgres must be a postgres:// or postgresql:// URL'
     case 'knex':
-      return (typeof value === 'function' || typeof value === 'object') && value !== null && 'client' in value ? null : `knex must be a Knex instance, not ${describe(value)}`
+      // A Knex instance is a function whose client is an object; its configuration names the client
+      // with a string, and was taken for one, failing at open with "reading 'hasTable'".
+      if (typeof value === 'function' && typeof (value as { client?: unknown }).client === 'object') return null
+      return typeof value === 'object' && value !== null && 'client' in value
+        ? 'knex must be a Knex instance, what knex({ … }) returns, not its configuration'
+        : `knex must be a Knex instance, not ${describe(value)}`
   }
 }
 

@@ -31,6 +31,7 @@ describe('openSwitchboard', () => {
     ['two stores', { store: 'memory', sqlite: './x.sqlite' }, /exactly one of .*not store and sqlite/],
     ['a store other than memory', { store: 'sqlite' }, /store must be 'memory', not "sqlite"/],
     ['something that is no Knex', { knex: {} }, /knex must be a Knex instance/],
+    ["a Knex configuration (a knexfile's entry) rather than the instance it makes", { knex: { client: 'better-sqlite3', connection: { filename: './x.sqlite' } } }, /knex must be a Knex instance, what knex\(\{ … \}\) returns, not its configuration/],
     ['no options', undefined, /give the options/],
     // `{ postgres: process.env.PG_URL }` with `PG_URL=` in a .env file: it opened ./data/switchboard.sqlite.
     ['an empty postgres URL', { postgres: '' }, /postgres must be a postgres:\/\/ or postgresql:\/\/ URL$/],
