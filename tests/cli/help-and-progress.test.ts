@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3'
 import { expect } from 'chai'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,5 +85,19 @@ describe('CLI: --help for every command, progress on long work', function () {
     expect(again.code).to.equal(0)
     expect(JSON.parse(again.stdout)).to.deep.equal({ applied: [] })
     expect(again.stderr).to.contain('migrate: the database is up to date')
+  })
+
+  it('migrate refuses a database a newer release migrated, naming the migration it does not know', async () => {
+    const file = path.join(dir, 'newer.sqlite')
+    const newerEnv = { ...env, DATABASE_URL: `sqlite:${file}` }
+    expect((await runNode(script('cli'), ['migrate'], newerEnv)).code).to.equal(0)
+    const sqlite = new BetterSqlite3(file)
+    sqlite.prepare("INSERT INTO knex_migrations (name, batch, migration_time) VALUES ('005-next-release', 2, '2026-03-01')").run()
+    sqlite.close()
+    const refused = await runNode(script('cli'), ['migrate', '--json'], newerEnv)
+    expect(refused.code).not.to.equal(0)
+    expect(refused.stdout).to.equal('')
+    expect(refused.stderr).to.contain('this release does not know (005-next-release): a newer release migrated it')
+    expect(refused.stderr).not.to.contain('directory')
   })
 })

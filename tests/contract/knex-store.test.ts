@@ -449,6 +449,25 @@ describe('knex store', () => {
       }
     })
 
+    it('refuses a database a newer release migrated by naming the migrations it does not know, not a "migration directory"', async () => {
+      const knex = connectKnex(`sqlite:${join(folder, 'db.sqlite')}`)
+      try {
+        await migrateToLatest(knex)
+        // What `migrate` of the next release leaves behind.
+        await knex('knex_migrations').insert({ name: '005-next-release', batch: 2, migration_time: new Date() })
+        const said = 'the database holds 1 migration(s) this release does not know (005-next-release): a newer release migrated it'
+        for (const attempt of [() => migrateToLatest(knex), () => pendingMigrations(knex)]) {
+          let refused: unknown
+          await attempt().catch((error: unknown) => (refused = error))
+          expect(refused).to.be.instanceOf(Error)
+          expect((refused as Error).message).to.contain(said).and.not.to.contain('directory')
+        }
+        expect(await pendingMigrations(knex, { newerAllowed: true })).to.deep.equal([])
+      } finally {
+        await knex.destroy()
+      }
+    })
+
     it('lets connections that start together on a new SQLite file (npm start beside a CLI command) migrate it once, none failing', async () => {
       const migrators = Array.from({ length: 4 }, () => connectKnex(`sqlite:${join(folder, 'db.sqlite')}`))
       try {

@@ -102,9 +102,32 @@ const underMigrationLock = async <A>(knex: Knex, work: () => Promise<A>): Promis
   }
 }
 
+/** The lists of applied and pending migrations, without Knex's check of them (`newerRelease` is ours). */
+const listed = async (knex: Knex): Promise<{ applied: string[]; pending: string[] }> => {
+  const [applied, pending] = (await knex.migrate.list({ ...migratorConfig, disableMigrationsListValidation: true })) as [Array<{ name: string }>, NamedMigration[]]
+  return { applied: applied.map((row) => row.name), pending: pending.map((named) => migrationSource.getMigrationName(named)) }
+}
+
+/**
+ * Why a database that holds migrations this release does not know cannot be used, naming them.
+ * Knex refuses it too, but says "The migration directory is corrupt, the following files are
+ * missing", and there is no directory: the database is a newer release's.
+ */
+const newerRelease = (applied: ReadonlyArray<string>): Error | null => {
+  const known = new Set(migrations.map((named) => named.name))
+  const unknown = applied.filter((name) => !known.has(name))
+  return unknown.length === 0
+    ? null
+    : new Error(
+        `the database holds ${unknown.length} migration(s) this release does not know (${unknown.join(', ')}): a newer release migrated it; run that release, or restore a backup taken before its migrate`,
+      )
+}
+
 /** Applies every pending migration; the names of those it applied, oldest first. */
 export const migrateToLatest = (knex: Knex): Promise<string[]> =>
   underMigrationLock(knex, async () => {
+    const refused = newerRelease((await listed(knex)).applied)
+    if (refused !== null) throw refused
     const [, applied] = (await knex.migrate.latest(migratorConfig)) as [number, string[]]
     return applied
   })
@@ -112,7 +135,7 @@ export const migrateToLatest = (knex: Knex): Promise<string[]> =>
 export interface PendingOptions {
   /**
    * Migrations applied that this version does not know (a newer release's `migrate`) are no error:
-   * a process already running keeps serving through an upgrade. Otherwise Knex refuses the list.
+   * a process already running keeps serving through an upgrade. Otherwise the list is refused.
    */
   readonly newerAllowed?: boolean
 }
@@ -121,7 +144,8 @@ export interface PendingOptions {
 export const pendingMigrations = async (knex: Knex, options: PendingOptions = {}): Promise<string[]> => {
   // Listing makes the bookkeeping tables too, when they are missing (`migrate` lists first).
   if (!isPostgres(knex)) await bookkeepingInTurn(knex)
-  const config = options.newerAllowed === true ? { ...migratorConfig, disableMigrationsListValidation: true } : migratorConfig
-  const [, pending] = (await knex.migrate.list(config)) as [unknown, NamedMigration[]]
-  return pending.map((named) => migrationSource.getMigrationName(named))
+  const { applied, pending } = await listed(knex)
+  const refused = options.newerAllowed === true ? null : newerRelease(applied)
+  if (refused !== null) throw refused
+  return pending
 }
