@@ -93,12 +93,27 @@ const choiceProblem = (choice: unknown): string | null => {
   }
 }
 
+/**
+ * Why the other options cannot be taken as given, if they cannot. From JavaScript, an env value
+ * that was no string (`DB_POOL_MAX: 2`) read as unset and the default applied, a logLevel that was
+ * none wrote `info` lines to stdout, and `migrate: 'false'` (an environment variable's text) migrated.
+ */
+const optionsProblem = (options: SwitchboardOptions): string | null => {
+  if (options.migrate !== undefined && typeof options.migrate !== 'boolean') return `migrate must be true or false, not ${describe(options.migrate)}`
+  if (options.logLevel !== undefined && typeof options.logLevel !== 'string') return `logLevel must be a string, not ${describe(options.logLevel)}`
+  const env: unknown = options.env
+  if (env === undefined || env === null) return null
+  if (typeof env !== 'object' || Array.isArray(env)) return `env must be an object of strings, not ${Array.isArray(env) ? 'an array' : describe(env)}`
+  const wrong = Object.entries(env).find(([, value]) => typeof value !== 'string')
+  return wrong === undefined ? null : `env.${wrong[0]} must be a string, as an environment variable is, not ${describe(wrong[1])}`
+}
+
 const databaseUrlOf = (choice: StoreChoice): string =>
   'sqlite' in choice ? `sqlite:${choice.sqlite}` : 'postgres' in choice ? choice.postgres : 'sqlite::memory:'
 
 /** Opens Switchboard's use cases over the chosen store. Throws for a bad setting or an unusable database. */
 export const openSwitchboard = async (choice: StoreChoice & SwitchboardOptions): Promise<Switchboard> => {
-  const problem = choiceProblem(choice)
+  const problem = choiceProblem(choice) ?? optionsProblem(choice)
   if (problem !== null) throw new Error(`switchboard: ${problem}`)
   const loaded = loadConfig({ LOG_LEVEL: choice.logLevel ?? 'silent', ...(choice.env ?? {}), DATABASE_URL: databaseUrlOf(choice) })
   if (E.isLeft(loaded)) throw new Error(`switchboard: ${loaded.left.message}`)

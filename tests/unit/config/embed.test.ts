@@ -33,6 +33,11 @@ describe('openSwitchboard', () => {
     ['something that is no Knex', { knex: {} }, /knex must be a Knex instance/],
     ["a Knex configuration (a knexfile's entry) rather than the instance it makes", { knex: { client: 'better-sqlite3', connection: { filename: './x.sqlite' } } }, /knex must be a Knex instance, what knex\(\{ … \}\) returns, not its configuration/],
     ['no options', undefined, /give the options/],
+    // From JavaScript these were ignored: the default pool size, `info` lines on stdout, a migration.
+    ['an env value that is no string', { store: 'memory', env: { DB_POOL_MAX: 2 } }, /env\.DB_POOL_MAX must be a string, as an environment variable is, not number$/],
+    ['an env that is no object', { store: 'memory', env: 'DB_POOL_MAX=2' }, /env must be an object of strings, not "DB_POOL_MAX=2"$/],
+    ['a logLevel that is no string', { store: 'memory', logLevel: 5 }, /logLevel must be a string, not number$/],
+    ["migrate: 'false'", { sqlite: './db.sqlite', migrate: 'false' }, /migrate must be true or false, not "false"$/],
     // `{ postgres: process.env.PG_URL }` with `PG_URL=` in a .env file: it opened ./data/switchboard.sqlite.
     ['an empty postgres URL', { postgres: '' }, /postgres must be a postgres:\/\/ or postgresql:\/\/ URL$/],
     ['a SQLite URL given as postgres', { postgres: 'sqlite:./x.sqlite' }, /postgres must be a postgres:\/\/ or postgresql:\/\/ URL$/],
