@@ -7,6 +7,10 @@ import {
   IdempotencyKeyReused,
   idempotencyKeyReused,
   StoreUnavailable,
+  ValidationFailed,
+  validationFailed,
+  Violation,
+  violation,
 } from '../../domain/shared/errors'
 import { Timestamp, timestampFromMillis } from '../../domain/shared/time'
 import { Clock } from '../ports/clock'
@@ -40,7 +44,26 @@ export interface ClaimUnanswered extends StoreUnavailable {
   readonly mayHold: IdempotencyClaim
 }
 
-export type ClaimError = IdempotencyKeyReused | IdempotencyInFlight | StoreUnavailable | ClaimUnanswered
+export type ClaimError = ValidationFailed | IdempotencyKeyReused | IdempotencyInFlight | StoreUnavailable | ClaimUnanswered
+
+/** What an Idempotency-Key may be (CONTRACT.md §2); the HTTP adapter answers 400 with these words. */
+export const idempotencyKeyRule = 'must be 1 to 255 printable ASCII characters'
+
+export const isIdempotencyKey = (key: unknown): key is string => typeof key === 'string' && /^[\x20-\x7e]{1,255}$/.test(key)
+
+const fingerprintRule = 'must be 1 to 64 printable ASCII characters, such as a SHA-256 digest in hex'
+
+const isFingerprint = (fingerprint: unknown): fingerprint is string => typeof fingerprint === 'string' && /^[\x20-\x7e]{1,64}$/.test(fingerprint)
+
+/**
+ * Why a claim cannot be stored as given. The HTTP adapter never makes one, but an embedding program
+ * calls the use case itself, and the stores differ past these bounds: PostgreSQL's columns hold 255
+ * and 64 characters where SQLite and memory took any length, and memory took no key at all.
+ */
+const claimViolations = (key: unknown, fingerprint: unknown): Violation[] => [
+  ...(isIdempotencyKey(key) ? [] : [violation('/key', idempotencyKeyRule)]),
+  ...(isFingerprint(fingerprint) ? [] : [violation('/fingerprint', fingerprintRule)]),
+]
 
 /**
  * Work a use case runs inside the transaction of its write, so that both commit or neither does:
@@ -78,6 +101,8 @@ const claimRounds = 3
 export const claimIdempotencyKey =
   (deps: { idempotencyKeys: IdempotencyRepository; clock: Clock; ids: IdGenerator }) =>
   (actor: Actor, key: string, fingerprint: string): TE.TaskEither<ClaimError, IdempotencyDecision> => {
+    const violations = claimViolations(key, fingerprint)
+    if (violations.length > 0) return TE.left(validationFailed(violations))
     const attempt = (round: number): TE.TaskEither<ClaimError, IdempotencyDecision> => {
       const now = deps.clock.now()
       const candidate: IdempotencyRecord = {

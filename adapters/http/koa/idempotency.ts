@@ -2,16 +2,20 @@ import * as E from 'fp-ts/Either'
 import { Context, Middleware } from 'koa'
 import { hash } from 'node:crypto'
 import { Core } from '../../../application/core'
-import { idempotencyLockMs, InTransaction, keepIdempotentAnswer } from '../../../application/idempotency/idempotent-requests'
+import {
+  idempotencyKeyRule,
+  idempotencyLockMs,
+  InTransaction,
+  isIdempotencyKey,
+  keepIdempotentAnswer,
+} from '../../../application/idempotency/idempotent-requests'
 import { IdempotencyClaim, StoredResponse } from '../../../application/ports/idempotency-repository'
 import { mediaTypeOf, readBodyText, unsupportedBody } from './json-body'
 import { HttpFailure, problemOf } from './problem'
 import { callerOf, renderProblem, sendAnswer } from './respond'
 
-/** 1-255 printable ASCII characters (spaces inside included), as the contract says. */
-const keyShape = /^[\x20-\x7e]{1,255}$/
-
-const badKey: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key', detail: 'must be 1 to 255 printable ASCII characters' }
+/** A key outside the contract's 1-255 printable ASCII characters is a 400, before its body is read. */
+const badKey: HttpFailure = { _tag: 'BadHeader', header: 'Idempotency-Key', detail: idempotencyKeyRule }
 
 /**
  * Node joins repeated header lines with ", ", which would make two keys one that neither names,
@@ -115,7 +119,7 @@ export const idempotentPost =
     if (ctx.headers['idempotency-key'] === undefined) return next()
     if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) return renderProblem(ctx, problemOf(keyGivenTwice))
     const key = ctx.get('Idempotency-Key')
-    if (!keyShape.test(key)) return renderProblem(ctx, problemOf(badKey))
+    if (!isIdempotencyKey(key)) return renderProblem(ctx, problemOf(badKey))
     const unsupported = options.readsJson ? unsupportedBody(ctx) : null
     if (unsupported !== null) return renderProblem(ctx, problemOf(unsupported))
     const body = await readBodyText(ctx)()

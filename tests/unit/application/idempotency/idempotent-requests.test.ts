@@ -77,6 +77,28 @@ describe('idempotent requests', () => {
     expect((await runRight(lossy.core.claimIdempotencyKey(caller, 'key-1', 'request-1')))._tag).to.equal('Run')
   })
 
+  it('refuses a key or fingerprint the stores cannot keep alike, before anything is stored', async () => {
+    // An embedding program calls the use case directly: the rule the HTTP adapter checks is the use case's own.
+    const keyMessage = 'must be 1 to 255 printable ASCII characters'
+    const fingerprintMessage = 'must be 1 to 64 printable ASCII characters, such as a SHA-256 digest in hex'
+    const cases: ReadonlyArray<[unknown, unknown, ReadonlyArray<{ path: string; message: string }>]> = [
+      ['', 'request-1', [{ path: '/key', message: keyMessage }]],
+      ['k'.repeat(256), 'request-1', [{ path: '/key', message: keyMessage }]],
+      ['caf\u00e9', 'request-1', [{ path: '/key', message: keyMessage }]],
+      ['line\nbreak', 'request-1', [{ path: '/key', message: keyMessage }]],
+      [undefined, 'request-1', [{ path: '/key', message: keyMessage }]],
+      ['key-1', 'f'.repeat(65), [{ path: '/fingerprint', message: fingerprintMessage }]],
+      ['key-1', '', [{ path: '/fingerprint', message: fingerprintMessage }]],
+      ['key-1', 'caf\u00e9', [{ path: '/fingerprint', message: fingerprintMessage }]],
+      [42, null, [{ path: '/key', message: keyMessage }, { path: '/fingerprint', message: fingerprintMessage }]],
+    ]
+    for (const [key, fingerprint, violations] of cases) {
+      expect(await runLeft(world.core.claimIdempotencyKey(alice, key as string, fingerprint as string))).to.deep.equal({ _tag: 'ValidationFailed', violations })
+    }
+    expect((await runRight(claim(alice, 'k'.repeat(255), 'f'.repeat(64))))._tag).to.equal('Run')
+    expect((await runRight(claim(alice, ' ~ printable ', 'request-1')))._tag).to.equal('Run')
+  })
+
   it('keeps keys apart per organisation', async () => {
     await createOnce(alice, '{"of":"alice"}')
     expect((await runRight(claim(bob)))._tag).to.equal('Run')
