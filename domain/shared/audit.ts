@@ -1,4 +1,4 @@
-import { Timestamp } from './time'
+import { latest, Timestamp } from './time'
 
 /** Who writes: the token's subject when it has one, else its organisation; `system` for the service. */
 export interface Actor {
@@ -30,10 +30,15 @@ export const created = (by: string, at: Timestamp): Audited => ({
   version: 1,
 })
 
+/**
+ * The audit fields after a change at `at`. `updatedAt` never goes back: processes sharing a
+ * database each read their own clock, and one a little behind (or a clock set back) would
+ * otherwise date a change before the version it replaced, even before the record's creation.
+ */
 export const touched = <T extends Audited>(record: T, by: string, at: Timestamp): Audited => ({
   createdBy: record.createdBy,
   createdAt: record.createdAt,
   updatedBy: by,
-  updatedAt: at,
+  updatedAt: latest(record.updatedAt, at),
   version: record.version + 1,
 })

@@ -17,4 +17,10 @@ describe('audit', () => {
   it('keeps the creation and counts the version up on a change', () => {
     expect(touched(created('kim', t1), 'lee', t2)).to.deep.equal({ createdBy: 'kim', createdAt: t1, updatedBy: 'lee', updatedAt: t2, version: 2 })
   })
+  it('never moves updatedAt back, when the writer\'s clock is behind the last writer\'s', () => {
+    // Processes on one PostgreSQL each read their own clock: one a few ms behind made a record
+    // updated after its creation say it was updated before it.
+    const record = touched(created('kim', t2), 'lee', t2)
+    expect(touched(record, 'max', t1)).to.deep.equal({ createdBy: 'kim', createdAt: t2, updatedBy: 'max', updatedAt: t2, version: 3 })
+  })
 })

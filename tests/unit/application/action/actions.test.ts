@@ -97,6 +97,14 @@ describe('action use cases (memory store)', () => {
       expect(updated).to.deep.equal(expected)
       expect(storedOrFail(await stored(alice.orgId, action.id))).to.deep.equal(expected)
     })
+
+    it('keeps updatedAt at or after createdAt when the clock has gone back since the create', async () => {
+      const { world, alice } = scene()
+      const action = await runRight(world.core.createAction(alice, actionBody()))
+      world.clock.set('2026-03-01T08:59:59.997Z')
+      const updated = await runRight(world.core.updateAction(alice, action.id, actionBody({ name: 'Renamed' })))
+      expect(updated).to.deep.include({ name: 'Renamed', createdAt: '2026-03-01T09:00:00.000Z', updatedAt: '2026-03-01T09:00:00.000Z', version: 2 })
+    })
   })
 
   describe('deleteAction', () => {
