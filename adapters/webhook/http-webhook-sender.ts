@@ -62,13 +62,50 @@ export const guardedLookup =
     )
   }
 
+const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const month = `(${monthNames.join('|')})`
+const time = '(\\d{2}):(\\d{2}):(\\d{2})'
+/** The three forms of RFC 9110 §5.6.7, fields in the order day, month, year, hour, minute, second. */
+const imfFixdate = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${month} (\\d{4}) ${time} GMT$`)
+const rfc850Date = new RegExp(`^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (\\d{2})-${month}-(\\d{2}) ${time} GMT$`)
+const asctimeDate = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${month} ([ \\d]\\d) ${time} (\\d{4})$`)
+
+/** An HTTP-date's day, month, year, hour, minute and second, in whichever form it is written. */
+const httpDateFields = (text: string): ReadonlyArray<string> | null => {
+  const asctime = asctimeDate.exec(text)
+  if (asctime === null) return (imfFixdate.exec(text) ?? rfc850Date.exec(text))?.slice(1) ?? null
+  const [, monthName, day, hour, minute, second, year] = asctime
+  return [day.trim(), monthName, year, hour, minute, second]
+}
+
+/**
+ * An HTTP-date in epoch milliseconds, or null. Every form is UTC, asctime's too though it names no
+ * zone: Date.parse read that one, and any other text it could make a date of, in the process's
+ * own zone. An rfc850 two-digit year more than 50 years ahead is of the century before.
+ */
+export const httpDateMs = (text: string, nowMs: number): number | null => {
+  const fields = httpDateFields(text)
+  if (fields === null) return null
+  const [day, monthName, yearText, hour, minute, second] = fields.map((field, i) => (i === 1 ? monthNames.indexOf(field) : Number(field)))
+  let year = yearText
+  if (fields[2].length === 2) {
+    const thisYear = new Date(nowMs).getUTCFullYear()
+    year += thisYear - (thisYear % 100)
+    if (year > thisYear + 50) year -= 100
+  }
+  const date = Date.UTC(year, monthName, day)
+  // Refused rather than rolled over: 31 Feb, 24:00:00. A leap second (60) is taken.
+  if (new Date(date).getUTCDate() !== day || hour > 23 || minute > 59 || second > 60) return null
+  return date + ((hour * 60 + minute) * 60 + second) * 1000
+}
+
 /** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in milliseconds from now. */
 export const retryAfterMs = (value: string | undefined, nowMs: number): number | null => {
   if (value === undefined) return null
   const text = value.trim()
   if (/^\d{1,9}$/.test(text)) return Number(text) * 1000
-  const at = Date.parse(text)
-  return Number.isNaN(at) || !/[A-Za-z]/.test(text) ? null : Math.max(0, at - nowMs)
+  const at = httpDateMs(text, nowMs)
+  return at === null ? null : Math.max(0, at - nowMs)
 }
 
 /** How long a connection to a receiver stays open between attempts, unless the receiver says less. */

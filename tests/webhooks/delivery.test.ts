@@ -413,6 +413,28 @@ describe('webhook delivery to a real receiver', function () {
     for (const nonsense of [undefined, '', '-5', '1.5', 'soon', '12345678901']) expect(retryAfterMs(nonsense, now), String(nonsense)).to.equal(null)
   })
 
+  it('Retry-After dates are UTC in all three HTTP-date forms, whatever the process\'s time zone', () => {
+    const now = Date.parse('2026-03-01T09:00:00Z')
+    const zone = process.env.TZ
+    try {
+      for (const tz of ['UTC', 'Asia/Tokyo', 'America/New_York']) {
+        // Node reads TZ again when it is set: Date.parse took asctime, which names no zone, as local.
+        process.env.TZ = tz
+        for (const date of ['Sun, 01 Mar 2026 09:01:00 GMT', 'Sunday, 01-Mar-26 09:01:00 GMT', 'Sun Mar  1 09:01:00 2026']) {
+          expect(retryAfterMs(date, now), `${date} in ${tz}`).to.equal(60_000)
+        }
+        expect(retryAfterMs('Sunday, 01-Mar-77 09:01:00 GMT', now), 'more than 50 years ahead is 1977').to.equal(0)
+        // Not HTTP-dates, though Date.parse made dates of them (in the local zone when none is named).
+        for (const nonsense of ['Sun, 01 Mar 2026 09:01:00', 'March 1, 2026', 'tomorrow 1', '2026-03-01T09:01:00', 'Sun, 31 Feb 2026 09:01:00 GMT', 'Sun, 01 Mar 2026 24:00:00 GMT']) {
+          expect(retryAfterMs(nonsense, now), `${nonsense} in ${tz}`).to.equal(null)
+        }
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ
+      else process.env.TZ = zone
+    }
+  })
+
   it('the polling worker delivers on its own, retries with the same id, and stops cleanly', async () => {
     await addAction({ url: receiver.url(), method: 'POST' })
     let calls = 0
