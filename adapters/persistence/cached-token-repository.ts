@@ -10,7 +10,7 @@ export interface TokenCacheOptions {
   readonly ttlMs: number
   /** The most tokens kept; the least recently used goes first. */
   readonly maxEntries: number
-  /** Milliseconds of a monotonic-enough clock; tests pass a fake. */
+  /** Milliseconds of a monotonic clock (performance.now by default); tests pass a fake. */
   readonly now?: () => number
 }
 
@@ -29,7 +29,9 @@ interface Entry {
  */
 export const cachedTokenRepository = (inner: TokenRepository, options: TokenCacheOptions): TokenRepository => {
   const { ttlMs, maxEntries } = options
-  const now = options.now ?? Date.now
+  // Not Date.now: a wall clock stepped back (NTP, a resumed VM) kept a revoked token working past
+  // the TTL, by as much as the step.
+  const now = options.now ?? (() => performance.now())
   if (ttlMs <= 0 || maxEntries <= 0) return inner
 
   const byHash = lruMap<string, Entry>(maxEntries)

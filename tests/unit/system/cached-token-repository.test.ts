@@ -95,6 +95,27 @@ describe('cachedTokenRepository', () => {
     expect((await found(cached, 'hash-1'))?.revokedAt).to.equal('2026-03-01T10:00:00.000Z')
   })
 
+  it('counts the TTL on a monotonic clock by default, so a wall clock set back keeps no revoked token working', async () => {
+    const store = countingStore()
+    await store.repository.insert(tokenOf(1))()
+    const cached = cachedTokenRepository(store.repository, { ttlMs: 5_000, maxEntries: 10 })
+    const wall = Date.now
+    const monotonic = performance.now
+    const wallAtStart = Date.now()
+    const monotonicAtStart = performance.now()
+    try {
+      expect((await found(cached, 'hash-1'))?.revokedAt).to.equal(null)
+      await store.repository.revoke('tok.1', at)() // the CLI, another process
+      // Six seconds pass while NTP steps the wall clock back a minute.
+      performance.now = () => monotonicAtStart + 6_000
+      Date.now = () => wallAtStart - 54_000
+      expect((await found(cached, 'hash-1'))?.revokedAt).to.equal(at)
+    } finally {
+      Date.now = wall
+      performance.now = monotonic
+    }
+  })
+
   it('shows a revoke made elsewhere once the TTL has passed', async () => {
     const store = countingStore()
     const cached = cachedTokenRepository(store.repository, { ttlMs: 2000, maxEntries: 10, now })
