@@ -118,7 +118,9 @@ export const patchConversation =
                     ? refreshStats(repos, actor.orgId, next.prospectId)
                     : TE.right(undefined),
               ),
-              chainFirstW((next) => enqueueConversationWebhooks(repos, deps.ids, next, eventsOfChange(current, next), now)),
+              // Dated as the change, which never goes back before the last one (touched), as creation
+              // dates its webhooks with createdAt: a clock behind made the body older than its conversation.
+              chainFirstW((next) => enqueueConversationWebhooks(repos, deps.ids, next, eventsOfChange(current, next), next.updatedAt)),
             )
           }),
         ),

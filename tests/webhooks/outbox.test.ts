@@ -132,6 +132,20 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
     expect(await deliveries()).to.have.length(1)
   })
 
+  it('an end written by a clock behind the last change is dated as the change: the body, its conversation and the delivery agree', async () => {
+    await link(webhookAction('webhook.conversation_end'))
+    const conversation = await runRight(world.core.createConversation(alice, conversationBody(agent.id)))
+    // Another process, its clock 3 ms behind the one that created the conversation.
+    world.clock.set(new Date(Date.parse(conversation.updatedAt) - 3).toISOString())
+    const ended = await runRight(world.core.patchConversation(alice, conversation.id, { timestampEnd: '2026-03-01T09:50:00Z' }))
+    expect(ended.updatedAt).to.equal(conversation.updatedAt)
+    const [delivery] = await deliveries()
+    const body = JSON.parse(delivery.request.body) as { timestamp: string; data: { conversation: { updatedAt: string } } }
+    expect(body.timestamp).to.equal(ended.updatedAt)
+    expect(body.data.conversation.updatedAt).to.equal(ended.updatedAt)
+    expect(delivery.createdAt).to.equal(ended.updatedAt)
+  })
+
   it('a PATCH that fails writes no delivery', async () => {
     await link(webhookAction('webhook.conversation_end'))
     const conversation = await runRight(world.core.createConversation(alice, conversationBody(agent.id)))
