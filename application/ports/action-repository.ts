@@ -1,6 +1,6 @@
 import * as O from 'fp-ts/Option'
 import * as TE from 'fp-ts/TaskEither'
-import { Action, InvocationTrigger } from '../../domain/action/action'
+import { Action, InvocationTrigger, TriggeredAction } from '../../domain/action/action'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Page, PageRequest } from './paging'
 
@@ -14,16 +14,19 @@ export interface ActionRepository {
   readonly findById: (orgId: string, id: string, options?: { readonly lock?: boolean }) => TE.TaskEither<StoreUnavailable, O.Option<Action>>
   /** The organisation's actions ordered by (createdAt, id). */
   readonly list: (orgId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<Action>>
+  /** The actions linked to an agent, ordered by (createdAt, id); empty for an unknown agent. */
+  readonly listLinkedToAgent: (orgId: string, agentId: string, page: PageRequest) => TE.TaskEither<StoreUnavailable, Page<Action>>
   /**
-   * The actions linked to an agent, ordered by (createdAt, id); empty for an unknown agent. With
-   * `triggers`, only those whose invocationTrigger is one of them.
+   * Every action linked to an agent whose invocationTrigger is one of `triggers`, ordered by
+   * (createdAt, id), each with only what a webhook delivery is made from; empty for an unknown
+   * agent. Not paged: an agent links at most `maxLinkedActions`, and the fields left out (the JSON
+   * Schema above all) are what can make actions large.
    */
-  readonly listLinkedToAgent: (
+  readonly listTriggeredByAgent: (
     orgId: string,
     agentId: string,
-    page: PageRequest,
-    triggers?: ReadonlyArray<InvocationTrigger>,
-  ) => TE.TaskEither<StoreUnavailable, Page<Action>>
+    triggers: ReadonlyArray<InvocationTrigger>,
+  ) => TE.TaskEither<StoreUnavailable, ReadonlyArray<TriggeredAction>>
   /** Stores a new action (its id is new). */
   readonly insert: (action: Action) => TE.TaskEither<StoreUnavailable, void>
   /**

@@ -1,6 +1,6 @@
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
-import { Action, HttpActionEndpoint, InvocationTrigger, isHttpEndpoint, webhookEventOf } from '../../domain/action/action'
+import { HttpActionEndpoint, InvocationTrigger, isHttpEndpoint, TriggeredAction, webhookEventOf } from '../../domain/action/action'
 import { Conversation, endsNow } from '../../domain/conversation/conversation'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp } from '../../domain/shared/time'
@@ -8,10 +8,8 @@ import { newWebhookDelivery, queuedBodies, WebhookDelivery, WebhookEvent } from 
 import { webhookBodiesOf } from '../../domain/webhook/webhook-payload'
 import { ActionRepository } from '../ports/action-repository'
 import { IdGenerator } from '../ports/id-generator'
-import { Cursor } from '../ports/paging'
 import { WebhookDeliveryRepository } from '../ports/webhook-delivery-repository'
-import { maxPageSize } from '../shared/list-query'
-import { chainFirstW, chainW } from '../shared/task-either'
+import { chainFirstW } from '../shared/task-either'
 
 /** The events a new conversation raises: it starts, and it ends too when it comes with an end. */
 export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<WebhookEvent> =>
@@ -21,48 +19,17 @@ export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<Webh
 export const eventsOfChange = (before: Conversation, after: Conversation): ReadonlyArray<WebhookEvent> =>
   endsNow(before, after) ? ['conversation.ended'] : []
 
-/** The triggers of the actions an event fires: what the outbox reads of the agent's actions. */
-const webhookTriggers: ReadonlyArray<InvocationTrigger> = ['webhook.conversation_start', 'webhook.conversation_end']
-
-/** What the outbox needs of a webhook action: not its JSON Schema, which can be a megabyte. */
-interface WebhookTarget {
-  readonly id: string
-  readonly name: string
-  readonly event: WebhookEvent
-  readonly endpoint: HttpActionEndpoint
+/** The trigger of the actions each event fires. */
+const triggerOf: Readonly<Record<WebhookEvent, InvocationTrigger>> = {
+  'conversation.started': 'webhook.conversation_start',
+  'conversation.ended': 'webhook.conversation_end',
 }
 
-/** The target an action is for `events`, or null: another trigger, or no HTTP endpoint. */
-const targetOf = (action: Action, events: ReadonlyArray<WebhookEvent>): WebhookTarget | null => {
+/** The event an action fires and its HTTP endpoint, or null when it has none to call. */
+const targetOf = (action: TriggeredAction): { readonly event: WebhookEvent; readonly endpoint: HttpActionEndpoint } | null => {
   const event = webhookEventOf(action)
   const endpoint = action.endpoint
-  if (event === null || !events.includes(event) || endpoint === null || !isHttpEndpoint(endpoint)) return null
-  return { id: action.id, name: action.name, event, endpoint }
-}
-
-/**
- * The targets of every webhook action linked to the agent, page after page; a page's actions are
- * let go as soon as their targets are taken.
- */
-const webhookTargets = (
-  actions: ActionRepository,
-  orgId: string,
-  agentId: string,
-  events: ReadonlyArray<WebhookEvent>,
-): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookTarget>> => {
-  const from = (after: Cursor | null, found: ReadonlyArray<WebhookTarget>): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookTarget>> =>
-    pipe(
-      actions.listLinkedToAgent(orgId, agentId, { limit: maxPageSize, after }, webhookTriggers),
-      chainW((page) => {
-        const targets = [...found]
-        for (const action of page.items) {
-          const target = targetOf(action, events)
-          if (target !== null) targets.push(target)
-        }
-        return page.next === null ? TE.right(targets) : from(page.next, targets)
-      }),
-    )
-  return from(null, [])
+  return event === null || endpoint === null || !isHttpEndpoint(endpoint) ? null : { event, endpoint }
 }
 
 /**
@@ -80,22 +47,28 @@ export const enqueueConversationWebhooks = (
 ): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookDelivery>> => {
   if (events.length === 0) return TE.right([])
   return pipe(
-    webhookTargets(repos.actions, conversation.orgId, conversation.aiAgentId, events),
-    TE.map((targets) => {
+    repos.actions.listTriggeredByAgent(conversation.orgId, conversation.aiAgentId, events.map((event) => triggerOf[event])),
+    TE.map((actions) => {
       const bodyOf = webhookBodiesOf(conversation, at)
       const queued = queuedBodies()
-      return targets.map((target) =>
-        newWebhookDelivery({
-          id: ids.next('webhook-delivery'),
-          orgId: conversation.orgId,
-          actionId: target.id,
-          conversationId: conversation.id,
-          event: target.event,
-          endpoint: target.endpoint,
-          body: queued(() => bodyOf(target.event, target, target.endpoint.payload)),
-          at,
-        }),
-      )
+      const deliveries: WebhookDelivery[] = []
+      for (const action of actions) {
+        const target = targetOf(action)
+        if (target === null) continue
+        deliveries.push(
+          newWebhookDelivery({
+            id: ids.next('webhook-delivery'),
+            orgId: conversation.orgId,
+            actionId: action.id,
+            conversationId: conversation.id,
+            event: target.event,
+            endpoint: target.endpoint,
+            body: queued(() => bodyOf(target.event, action, target.endpoint.payload)),
+            at,
+          }),
+        )
+      }
+      return deliveries
     }),
     chainFirstW((deliveries) => repos.webhookDeliveries.insertMany(deliveries)),
   )

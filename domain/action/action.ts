@@ -60,8 +60,11 @@ export const replaceAction = (action: Action, fields: ActionFields, audit: Audit
   ...audit,
 })
 
+/** What a delivery is made from: an action without its JSON Schema and texts, which can be large. */
+export type TriggeredAction = Pick<Action, 'id' | 'name' | 'invocationTrigger' | 'endpoint'>
+
 /** The conversation milestone an action fires on, if it is a webhook. */
-export const webhookEventOf = (action: Action): 'conversation.started' | 'conversation.ended' | null =>
+export const webhookEventOf = (action: Pick<Action, 'invocationTrigger'>): 'conversation.started' | 'conversation.ended' | null =>
   action.invocationTrigger === 'webhook.conversation_start'
     ? 'conversation.started'
     : action.invocationTrigger === 'webhook.conversation_end'

@@ -114,36 +114,15 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf()))).to.deep.equal([anAction()])
     })
 
-    it('with triggers, keeps only the actions whose trigger is one of them, in the same order and pages', async () => {
-      await right(agents().insert(anAiAgent()))
-      const triggers = ['webhook.conversation_end', null, 'user_query', 'webhook.conversation_start', 'webhook.conversation_end'] as const
-      for (const [n, invocationTrigger] of triggers.entries()) {
-        await right(actions().insert(anAction({ id: `act.t${n}`, createdAt: at(10 - n), invocationTrigger })))
-        await right(agents().link(orgA, 'aia.g1', `act.t${n}`, at(50)))
-      }
-      await right(actions().insert(anAction({ id: 'act.unlinked', invocationTrigger: 'webhook.conversation_end' })))
-      const webhooks = ['webhook.conversation_start', 'webhook.conversation_end'] as const
-      for (const limit of [1, 2, 50]) {
-        const pages = await allPages((page) => actions().listLinkedToAgent(orgA, 'aia.g1', page, webhooks), limit, cursorOf)
-        expect(idsOfPages(pages), `limit ${limit}`).to.deep.equal(['act.t4', 'act.t3', 'act.t0'])
-      }
-      expect((await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), ['user_query']))).map((a) => a.id)).to.deep.equal(['act.t2'])
-      expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf(), []))).to.deep.equal([])
-      expect(await everything(actions().listLinkedToAgent(orgB, 'aia.g1', firstPageOf(), webhooks))).to.deep.equal([])
-    })
-
-    it('pages within the byte budget too, with and without triggers', async () => {
+    it('pages within the byte budget too', async () => {
       await right(agents().insert(anAiAgent()))
       for (let i = 0; i < 6; i++) {
         await right(actions().insert(large(i, 1_000_000)))
         await right(agents().link(orgA, 'aia.g1', `act.big${i}`, at(50)))
       }
       const bigIds = Array.from({ length: 6 }, (_, i) => `act.big${i}`)
-      const triggers = ['user_query'] as const
-      for (const only of [undefined, triggers]) {
-        const pages = await allPages((page) => actions().listLinkedToAgent(orgA, 'aia.g1', page, only), 100, cursorOf, true)
-        expect(pages.map((page) => page.map((action) => action.id))).to.deep.equal([bigIds.slice(0, 4), bigIds.slice(4)])
-      }
+      const pages = await allPages((page) => actions().listLinkedToAgent(orgA, 'aia.g1', page), 100, cursorOf, true)
+      expect(pages.map((page) => page.map((action) => action.id))).to.deep.equal([bigIds.slice(0, 4), bigIds.slice(4)])
     })
 
     it('is empty for an unknown agent and for an agent without links', async () => {
@@ -151,6 +130,72 @@ export const actionRepositoryContract = (makeStore: MakeStore): void => {
       await right(actions().insert(anAction()))
       expect(await everything(actions().listLinkedToAgent(orgA, 'aia.g1', firstPageOf()))).to.deep.equal([])
       expect(await everything(actions().listLinkedToAgent(orgA, 'aia.nobody', firstPageOf()))).to.deep.equal([])
+    })
+  })
+
+  describe('listTriggeredByAgent', () => {
+    const webhooks = ['webhook.conversation_start', 'webhook.conversation_end'] as const
+
+    /** Links act.t0…t4 to aia.g1, created in reverse order, with these triggers. */
+    const linkTriggered = async (): Promise<void> => {
+      await right(agents().insert(anAiAgent()))
+      const triggers = ['webhook.conversation_end', null, 'user_query', 'webhook.conversation_start', 'webhook.conversation_end'] as const
+      for (const [n, invocationTrigger] of triggers.entries()) {
+        await right(actions().insert(anAction({ id: `act.t${n}`, createdAt: at(10 - n), invocationTrigger })))
+        await right(agents().link(orgA, 'aia.g1', `act.t${n}`, at(50 + n)))
+      }
+      await right(actions().insert(anAction({ id: 'act.unlinked', invocationTrigger: 'webhook.conversation_end' })))
+    }
+
+    it("keeps the linked actions whose trigger is one of those asked for, in the actions' (createdAt, id) order", async () => {
+      await linkTriggered()
+      const ids = async (triggers: ReadonlyArray<'user_query' | (typeof webhooks)[number]>) =>
+        (await right(actions().listTriggeredByAgent(orgA, 'aia.g1', triggers))).map((action) => action.id)
+      expect(await ids(webhooks)).to.deep.equal(['act.t4', 'act.t3', 'act.t0'])
+      expect(await ids(['webhook.conversation_end'])).to.deep.equal(['act.t4', 'act.t0'])
+      expect(await ids(['user_query'])).to.deep.equal(['act.t2'])
+      expect(await ids([])).to.deep.equal([])
+    })
+
+    it('orders actions created together by id, compared byte-wise', async () => {
+      await right(agents().insert(anAiAgent()))
+      for (const action of orderFixture()) {
+        await right(actions().insert({ ...action, invocationTrigger: 'webhook.conversation_start' }))
+        await right(agents().link(orgA, 'aia.g1', action.id, at(50)))
+      }
+      const listed = await right(actions().listTriggeredByAgent(orgA, 'aia.g1', webhooks))
+      expect(listed.map((action) => action.id)).to.deep.equal(expectedOrder)
+    })
+
+    it('gives each action its id, name, trigger and endpoint, as stored', async () => {
+      await right(agents().insert(anAiAgent()))
+      const http = anAction({
+        invocationTrigger: 'webhook.conversation_start',
+        endpoint: { url: 'https://x.example/h', method: 'PUT', headers: '{"A":"b"}', payload: { id: '{{conversation.id}}' } },
+      })
+      const internal = anAction({ id: 'act.i', name: 'Inside', invocationTrigger: 'webhook.conversation_end', endpoint: { type: 'internal', operation: 'crm.log' } })
+      const none = anAction({ id: 'act.n', name: 'Nowhere', invocationTrigger: 'webhook.conversation_end', endpoint: null })
+      for (const action of [http, internal, none]) {
+        await right(actions().insert(action))
+        await right(agents().link(orgA, 'aia.g1', action.id, at(50)))
+      }
+      const listed = await right(actions().listTriggeredByAgent(orgA, 'aia.g1', webhooks))
+      expect(listed).to.deep.equal(
+        [http, internal, none].map(({ id, name, invocationTrigger, endpoint }) => ({ id, name, invocationTrigger, endpoint })),
+      )
+    })
+
+    it('is empty for an unknown agent, and for an agent of another organisation', async () => {
+      await linkTriggered()
+      expect(await right(actions().listTriggeredByAgent(orgA, 'aia.nobody', webhooks))).to.deep.equal([])
+      expect(await right(actions().listTriggeredByAgent(orgB, 'aia.g1', webhooks))).to.deep.equal([])
+    })
+
+    it('leaves out an unlinked action, and a removed one', async () => {
+      await linkTriggered()
+      await right(agents().unlink(orgA, 'aia.g1', 'act.t4'))
+      await right(actions().remove(orgA, 'act.t3'))
+      expect((await right(actions().listTriggeredByAgent(orgA, 'aia.g1', webhooks))).map((action) => action.id)).to.deep.equal(['act.t0'])
     })
   })
 

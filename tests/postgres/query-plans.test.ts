@@ -209,6 +209,13 @@ if (postgresSuitesEnabled()) {
       for (const nodes of plans) expect(nodes.map((n) => n['Index Name'])).to.include('actions_pkey')
     })
 
+    it("one agent's webhook actions, read by every new conversation: the links by agent, each action by id", async () => {
+      const agent = await sample(`SELECT agent_id AS id FROM agent_actions ORDER BY agent_id LIMIT 1`)
+      const { plans } = await explainCall(() => right(repositories.actions.listTriggeredByAgent(bigOrg, agent, ['webhook.conversation_start', 'webhook.conversation_end'])))
+      expectIndexed("an agent's webhook actions", plans, ['agent_actions_pkey'], true)
+      for (const nodes of plans) expect(nodes.map((n) => n['Index Name'])).to.include('actions_pkey')
+    })
+
     it('every paged list of an organisation: actions, agents, prospects, conversations', async () => {
       expectIndexed('actions', await plansOf((page) => repositories.actions.list(bigOrg, page)), ['actions_by_org'])
       expectIndexed('agents', await plansOf((page) => repositories.agents.list(bigOrg, page), 50), ['ai_agents_by_org'])

@@ -153,7 +153,7 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
     expect(await deliveries()).to.have.length(0)
   })
 
-  it('every linked action, over more than one page of links', async () => {
+  it('every linked action, even past the link limit, as a database linked before the limit can hold', async () => {
     const repos = world.store.repositories
     for (let i = 0; i < 501; i++) {
       const id = `act.bulk${String(i).padStart(3, '0')}`
@@ -178,9 +178,9 @@ describe('webhook outbox: conversations write their deliveries (memory store)', 
               ...repos,
               actions: {
                 ...repos.actions,
-                listLinkedToAgent: (orgId, agentId, page, triggers) => async () => {
+                listTriggeredByAgent: (orgId, agentId, triggers) => async () => {
                   await repos.agents.remove(orgId, agentId)()
-                  return repos.actions.listLinkedToAgent(orgId, agentId, page, triggers)()
+                  return repos.actions.listTriggeredByAgent(orgId, agentId, triggers)()
                 },
               },
             }),

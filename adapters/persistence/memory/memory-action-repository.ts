@@ -1,9 +1,19 @@
 import { ActionRepository } from '../../../application/ports/action-repository'
 import { Action } from '../../../domain/action/action'
-import { insertNew, MemoryAccess, ownedCopy, replaceIfNext } from './memory-state'
-import { pageOfRecords, storedBytes } from './memory-paging'
+import { insertNew, MemoryAccess, MemoryState, ownedCopy, replaceIfNext } from './memory-state'
+import { inKeyOrder, pageOfRecords, storedBytes } from './memory-paging'
 
 const createdAtOf = (action: Action): string => action.createdAt
+
+/** The actions of the organisation linked to the agent, in no order. */
+const linkedTo = (state: MemoryState, orgId: string, agentId: string): Action[] => {
+  const linked: Action[] = []
+  for (const link of state.links.values()) {
+    const action = link.orgId === orgId && link.agentId === agentId ? state.actions.get(link.actionId) : undefined
+    if (action !== undefined && action.orgId === orgId) linked.push(action)
+  }
+  return linked
+}
 
 /** The fields whose columns the SQL stores measure a page by (knex-action-repository.ts). */
 const sizeOf = (a: Action): number => storedBytes(a.parameters, a.endpoint)
@@ -19,16 +29,14 @@ export const memoryActionRepository = (access: MemoryAccess): ActionRepository =
         sizeOf,
       ),
     ),
-  listLinkedToAgent: (orgId, agentId, page, triggers) =>
-    access((state) => {
-      const linked: Action[] = []
-      for (const link of state.links.values()) {
-        const action = link.orgId === orgId && link.agentId === agentId ? state.actions.get(link.actionId) : undefined
-        if (action === undefined || action.orgId !== orgId) continue
-        if (triggers === undefined || (action.invocationTrigger !== null && triggers.includes(action.invocationTrigger))) linked.push(action)
-      }
-      return pageOfRecords(linked, createdAtOf, page, sizeOf)
-    }),
+  listLinkedToAgent: (orgId, agentId, page) => access((state) => pageOfRecords(linkedTo(state, orgId, agentId), createdAtOf, page, sizeOf)),
+  listTriggeredByAgent: (orgId, agentId, triggers) =>
+    access((state) =>
+      inKeyOrder(
+        linkedTo(state, orgId, agentId).filter((action) => action.invocationTrigger !== null && triggers.includes(action.invocationTrigger)),
+        createdAtOf,
+      ).map(({ id, name, invocationTrigger, endpoint }) => ({ id, name, invocationTrigger, endpoint })),
+    ),
   insert: (action) => access((state) => insertNew(state.actions, action)),
   update: (action) => access((state) => replaceIfNext(state.actions, action)),
   remove: (orgId, id, expectedVersion) =>
