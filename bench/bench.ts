@@ -337,9 +337,14 @@ export const runBench = async (options: BenchOptions): Promise<BenchOutcome> => 
 
     // Reads before writes, so the reads see the data as loaded.
     const results: OperationReport[] = []
-    for (const operation of [...selected.filter((o) => o.kind !== 'write'), ...selected.filter((o) => o.kind === 'write')]) {
+    for (const operation of [...selected.filter((o) => o.kind === 'read'), ...selected.filter((o) => o.kind === 'write')]) {
       log(operation.label)
       results.push(...(await measure([{ operation, deployment: main }])))
+      if (operation.afterwards !== undefined) {
+        // After the requests still in flight when its last run stopped have landed.
+        await wait(1_000)
+        await operation.afterwards(main.loader)
+      }
     }
     // Requests still in flight when the last run stopped are answered after it; let them land.
     await wait(1_000)

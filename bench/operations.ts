@@ -1,5 +1,7 @@
 import { actionFields, agentFields, conversationBody, Dataset, phoneNumber } from './dataset'
+import { Knex } from 'knex'
 import { LoadRequest } from './load'
+import { removeReferenceDeliveries } from './reference-writes'
 
 /** What the requests of an operation are made from. */
 export interface OperationContext {
@@ -12,20 +14,23 @@ export interface OperationContext {
   readonly transcriptLines: number
 }
 
-export type OperationKind = 'read' | 'write' | 'reference'
+/** The bench measures the reads first, so that they see the data as loaded. */
+export type OperationKind = 'read' | 'write'
 
 export interface Operation {
   readonly key: string
   readonly label: string
   readonly kind: OperationKind
-  /** Which process answers: the service, or the baseline process (the reference route). */
+  /** Which process answers: the service, or the baseline process (the reference routes, the storage's ceilings). */
   readonly server: 'service' | 'baseline'
   /** The target, as the median ratio to the bare Koa route in the same run; null when only reported. */
   readonly minRatio: number | null
   /** The target for the 99th percentile latency in milliseconds; null when only reported. */
   readonly maxP99Ms: number | null
-  /** Only on these databases (the reference route reads SQLite). */
+  /** Only on these databases (the reference routes use SQLite). */
   readonly databases?: ReadonlyArray<'sqlite' | 'postgres'>
+  /** Done once the operation is measured, on the database: what it wrote that the bench must not count. */
+  readonly afterwards?: (database: Knex) => Promise<void>
   /** The request, or a generator of them: one per measurement, so counters carry on across its rounds. */
   readonly requests: (context: OperationContext) => LoadRequest | (() => LoadRequest)
 }
@@ -105,7 +110,7 @@ export const operations: ReadonlyArray<Operation> = [
   {
     key: 'reference-knex-sqlite',
     label: 'Reference: bare Koa, one row by primary key through Knex + better-sqlite3 (no auth)',
-    kind: 'reference',
+    kind: 'read',
     server: 'baseline',
     minRatio: null,
     maxP99Ms: null,
@@ -167,6 +172,29 @@ export const operations: ReadonlyArray<Operation> = [
         const { item: source, n } = sources()
         const body = conversationBody(spelled(source, n), agents().item, createdStart + n * 60_000, context.transcriptLines)
         return { method: 'POST', path: '/v1/conversations', headers, body: JSON.stringify(body) }
+      }
+    },
+  },
+  {
+    key: 'reference-post-conversation',
+    label: "Reference: bare Koa, a conversation's rows by hand through better-sqlite3 (no auth, no validation)",
+    kind: 'write',
+    server: 'baseline',
+    minRatio: null,
+    maxP99Ms: null,
+    databases: ['sqlite'],
+    // Its deliveries are never due; left, the bench would wait for them after the next operation.
+    afterwards: async (database) => void (await removeReferenceDeliveries(database)),
+    // The same bodies as the existing prospect's conversations, each source as the prospect stores it.
+    requests: (context) => {
+      const sources = cycle(context.dataset.prospectSources)
+      const agents = cycle(context.dataset.agentIds)
+      const headers = { 'Content-Type': 'application/json' }
+      const path = `/reference/conversations?org=${context.dataset.orgId}`
+      return () => {
+        const { item: source, n } = sources()
+        const body = conversationBody(source, agents().item, createdStart + n * 60_000, context.transcriptLines)
+        return { method: 'POST', path, headers, body: JSON.stringify(body) }
       }
     },
   },
