@@ -15,7 +15,7 @@ import { knexActionRepository } from '../../adapters/persistence/knex/knex-actio
 import { Action } from '../../domain/action/action'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
-import { compiledFirst, compiledRead, insertRows, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
+import { compiledFirst, compiledRead, insertRows, insertUnlessConflicting, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -268,6 +268,42 @@ describe('knex store', () => {
           expect(statements.filter((sql) => sql.startsWith('select')), 'only the read in the transaction goes through Knex').to.deep.equal([
             'select * from `items` where `org` = ? and `id` = ? limit 1',
           ])
+        }))
+
+      it('insertUnlessConflicting answers the row it inserted, or none on a conflict, through Knex or on the connection handed over', () =>
+        withRows(async (knex) => {
+          const throughKnex: string[] = []
+          knex.on('query', (query: { sql: string }) => throughKnex.push(query.sql))
+          await knex.schema.createTable('tags', (table) => {
+            table.text('id').primary()
+            table.text('org').notNullable()
+            table.text('name').notNullable()
+            table.text('note')
+            table.unique(['org', 'name'])
+          })
+          throughKnex.length = 0
+          expect(await insertUnlessConflicting(knex, 'tags', { id: 't1', org: 'o1', name: 'x', note: null }, ['org', 'name'])).to.deep.equal([
+            { id: 't1', org: 'o1', name: 'x', note: null },
+          ])
+          expect(await insertUnlessConflicting(knex, 'tags', { id: 't2', org: 'o1', name: 'x', note: 'n' }, ['org', 'name']), 'o1 has x').to.deep.equal([])
+          expect(throughKnex, 'outside a transaction handed over, through Knex').to.deep.equal([
+            'insert into `tags` (`id`, `name`, `note`, `org`) values (?, ?, ?, ?) on conflict (`org`, `name`) do nothing returning *',
+            'insert into `tags` (`id`, `name`, `note`, `org`) values (?, ?, ?, ?) on conflict (`org`, `name`) do nothing returning *',
+          ])
+          throughKnex.length = 0
+          await knex.transaction(async (trx) => {
+            const stop = runDirectlyIn(knex, trx)
+            try {
+              expect(await insertUnlessConflicting(trx, 'tags', { id: 't3', org: 'o2', name: 'x', note: 'n' }, ['org', 'name'])).to.deep.equal([
+                { id: 't3', org: 'o2', name: 'x', note: 'n' },
+              ])
+              expect(await insertUnlessConflicting(trx, 'tags', { id: 't4', org: 'o2', name: 'x', note: null }, ['org', 'name'])).to.deep.equal([])
+            } finally {
+              stop()
+            }
+          })
+          expect(throughKnex.filter((sql) => !/^(begin|commit)/i.test(sql)), 'statements in the transaction handed over that went through Knex').to.deep.equal([])
+          expect(await knex('tags').orderBy('id').select('id')).to.deep.equal([{ id: 't1' }, { id: 't3' }])
         }))
 
       it('insertRows and updateWhere run on the connection in a transaction handed over, and through Knex elsewhere', () =>

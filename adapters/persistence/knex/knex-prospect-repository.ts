@@ -3,7 +3,7 @@ import { Knex } from 'knex'
 import { ProspectRepository } from '../../../application/ports/prospect-repository'
 import { Prospect } from '../../../domain/prospect/prospect'
 import { attempt } from '../attempt'
-import { compiledFirstLockable, compiledRead, recordById, returnedRows, updateWhere } from './statements'
+import { compiledFirstLockable, compiledRead, insertUnlessConflicting, recordById, updateWhere } from './statements'
 import { compiledKeysetPage, cursorValues, pageOfRows, PageShape, pageShapeKey, pageShapeOf } from './keyset-page'
 import { prospectFromRow, ProspectRow, prospectToRow } from './rows'
 
@@ -43,9 +43,7 @@ export const knexProspectRepository = (db: Knex): ProspectRepository => ({
       // row (on PostgreSQL it waits for the winner's commit), and the second read finds the winner.
       const known = await find()
       if (known !== undefined) return prospectFromRow(known)
-      const inserted = await returnedRows<ProspectRow>(
-        db('prospects').insert(prospectToRow(candidate)).onConflict(['org_id', 'source']).ignore().returning('*'),
-      )
+      const inserted = await insertUnlessConflicting<ProspectRow>(db, 'prospects', prospectToRow(candidate), ['org_id', 'source'])
       const row = inserted[0] ?? (await find())
       if (row === undefined) throw new Error(`prospect of source ${JSON.stringify(candidate.source)} neither inserted nor found`)
       return prospectFromRow(row)
