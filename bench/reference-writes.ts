@@ -17,6 +17,7 @@
  */
 import { Knex } from 'knex'
 import { randomBase62, randomPartLength } from '../adapters/system/random-id-generator'
+import { InvocationTrigger, webhookEventOf, webhookTriggers } from '../domain/action/action'
 
 interface Statement {
   all(...values: unknown[]): Array<Record<string, unknown>>
@@ -55,10 +56,8 @@ const idOf = (prefix: string): string => `${prefix}.${randomBase62(randomPartLen
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value))
 
-const webhookEvents: Readonly<Record<string, string>> = {
-  'webhook.conversation_start': 'conversation.started',
-  'webhook.conversation_end': 'conversation.ended',
-}
+/** `in (?, ?)`: a marker for each webhook trigger. */
+const webhookTriggerMarkers = webhookTriggers.map(() => '?').join(', ')
 
 /** One conversation's rows, in the unit of work's order; its record as the API answers it. */
 const writeConversation = (connection: Connection, orgId: string, body: ReferenceConversationBody, createdBy: string): Record<string, unknown> => {
@@ -125,12 +124,12 @@ const writeConversation = (connection: Connection, orgId: string, body: Referenc
   const webhooks = connection
     .prepare(
       'select a.id, a.invocation_trigger, a.endpoint from agent_actions as l cross join actions as a on a.id = l.action_id ' +
-        `where l.org_id = ? and l.agent_id = ? and a.org_id = ? and a.invocation_trigger in ('webhook.conversation_start', 'webhook.conversation_end') ` +
+        `where l.org_id = ? and l.agent_id = ? and a.org_id = ? and a.invocation_trigger in (${webhookTriggerMarkers}) ` +
         'order by a.created_at, a.id',
     )
-    .all(orgId, body.agentId, orgId)
+    .all(orgId, body.agentId, orgId, ...webhookTriggers)
   for (const action of webhooks) {
-    const event = webhookEvents[String(action.invocation_trigger)]
+    const event = webhookEventOf({ invocationTrigger: action.invocation_trigger as InvocationTrigger })
     if (event === 'conversation.ended' && timestampEnd === null) continue
     const endpoint = JSON.parse(String(action.endpoint)) as { url: string; method?: string; headers?: unknown; payload?: unknown }
     const payload = typeof endpoint.payload === 'string' ? endpoint.payload : JSON.stringify(endpoint.payload ?? {})

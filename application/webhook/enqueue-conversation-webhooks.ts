@@ -1,6 +1,6 @@
 import { pipe } from 'fp-ts/function'
 import * as TE from 'fp-ts/TaskEither'
-import { HttpActionEndpoint, InvocationTrigger, isHttpEndpoint, TriggeredAction, webhookEventOf } from '../../domain/action/action'
+import { HttpActionEndpoint, isHttpEndpoint, TriggeredAction, webhookEventOf, webhookTriggerOf } from '../../domain/action/action'
 import { Conversation, endsNow } from '../../domain/conversation/conversation'
 import { StoreUnavailable } from '../../domain/shared/errors'
 import { Timestamp } from '../../domain/shared/time'
@@ -18,12 +18,6 @@ export const eventsOfCreation = (conversation: Conversation): ReadonlyArray<Webh
 /** The events a change raises: the end, when this change sets it. */
 export const eventsOfChange = (before: Conversation, after: Conversation): ReadonlyArray<WebhookEvent> =>
   endsNow(before, after) ? ['conversation.ended'] : []
-
-/** The trigger of the actions each event fires. */
-const triggerOf: Readonly<Record<WebhookEvent, InvocationTrigger>> = {
-  'conversation.started': 'webhook.conversation_start',
-  'conversation.ended': 'webhook.conversation_end',
-}
 
 /** The event an action fires and its HTTP endpoint, or null when it has none to call. */
 const targetOf = (action: TriggeredAction): { readonly event: WebhookEvent; readonly endpoint: HttpActionEndpoint } | null => {
@@ -47,7 +41,7 @@ export const enqueueConversationWebhooks = (
 ): TE.TaskEither<StoreUnavailable, ReadonlyArray<WebhookDelivery>> => {
   if (events.length === 0) return TE.right([])
   return pipe(
-    repos.actions.listTriggeredByAgent(conversation.orgId, conversation.aiAgentId, events.map((event) => triggerOf[event])),
+    repos.actions.listTriggeredByAgent(conversation.orgId, conversation.aiAgentId, events.map(webhookTriggerOf)),
     TE.map((actions) => {
       const bodyOf = webhookBodiesOf(conversation, at)
       const queued = queuedBodies()

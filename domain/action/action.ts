@@ -63,10 +63,30 @@ export const replaceAction = (action: Action, fields: ActionFields, audit: Audit
 /** What a delivery is made from: an action without its JSON Schema and texts, which can be large. */
 export type TriggeredAction = Pick<Action, 'id' | 'name' | 'invocationTrigger' | 'endpoint'>
 
+/**
+ * Each webhook trigger and the conversation milestone it fires on: the one place the two are
+ * paired, read both ways below.
+ */
+const milestoneOfTrigger = {
+  'webhook.conversation_start': 'conversation.started',
+  'webhook.conversation_end': 'conversation.ended',
+} as const satisfies Partial<Record<InvocationTrigger, string>>
+
+export type WebhookTrigger = keyof typeof milestoneOfTrigger
+export type WebhookMilestone = (typeof milestoneOfTrigger)[WebhookTrigger]
+
+/** The triggers that make an action a webhook. */
+export const webhookTriggers = Object.keys(milestoneOfTrigger) as ReadonlyArray<WebhookTrigger>
+
+const triggerOfMilestone = Object.fromEntries(webhookTriggers.map((trigger) => [milestoneOfTrigger[trigger], trigger])) as Readonly<
+  Record<WebhookMilestone, WebhookTrigger>
+>
+
+const isWebhookTrigger = (trigger: InvocationTrigger | null): trigger is WebhookTrigger => trigger !== null && Object.hasOwn(milestoneOfTrigger, trigger)
+
 /** The conversation milestone an action fires on, if it is a webhook. */
-export const webhookEventOf = (action: Pick<Action, 'invocationTrigger'>): 'conversation.started' | 'conversation.ended' | null =>
-  action.invocationTrigger === 'webhook.conversation_start'
-    ? 'conversation.started'
-    : action.invocationTrigger === 'webhook.conversation_end'
-      ? 'conversation.ended'
-      : null
+export const webhookEventOf = (action: Pick<Action, 'invocationTrigger'>): WebhookMilestone | null =>
+  isWebhookTrigger(action.invocationTrigger) ? milestoneOfTrigger[action.invocationTrigger] : null
+
+/** The trigger of the actions that fire on a conversation milestone. */
+export const webhookTriggerOf = (milestone: WebhookMilestone): WebhookTrigger => triggerOfMilestone[milestone]

@@ -371,18 +371,15 @@ export const insertRows = async (db: Knex, table: string, rows: ReadonlyArray<Co
  * with a new prospect cost beside its statements.
  */
 export const insertUnlessConflicting = async <R>(db: Knex, table: string, row: Columns, conflictColumns: ReadonlyArray<string>): Promise<R[]> => {
+  const insert = (columns: Columns) => db(table).insert(columns).onConflict([...conflictColumns]).ignore().returning('*')
   const names = Object.keys(row)
   const values = Object.values(row)
-  if (isPlain(values)) {
-    const compiled = compiledWrite(db, `insert unless ${conflictColumns.join()} ${table} ${names.join()}`, (value) =>
-      db(table).insert(marked(names, value, 0)).onConflict([...conflictColumns]).ignore().returning('*'),
-    )
-    if (compiled !== null) {
-      const bindings = bindingsOf(compiled, values)
-      return db.client.dialect === 'postgresql' ? preparedRows<R>(db, compiled.sql, bindings) : returnedRowsOfSql<R>(db, compiled.sql, bindings)
-    }
-  }
-  return returnedRows<R>(db(table).insert(row).onConflict([...conflictColumns]).ignore().returning('*'))
+  const compiled = isPlain(values)
+    ? compiledWrite(db, `insert unless ${conflictColumns.join()} ${table} ${names.join()}`, (value) => insert(marked(names, value, 0)))
+    : null
+  if (compiled === null) return returnedRows<R>(insert(row))
+  const bindings = bindingsOf(compiled, values)
+  return db.client.dialect === 'postgresql' ? preparedRows<R>(db, compiled.sql, bindings) : returnedRowsOfSql<R>(db, compiled.sql, bindings)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { Action, ActionFields, isHttpEndpoint, newAction, replaceAction, webhookEventOf } from '../../../domain/action/action'
+import { Action, ActionFields, isHttpEndpoint, newAction, replaceAction, webhookEventOf, webhookTriggerOf, webhookTriggers } from '../../../domain/action/action'
 import { created, touched } from '../../../domain/shared/audit'
 import { Timestamp } from '../../../domain/shared/time'
 
@@ -45,6 +45,12 @@ describe('action', () => {
     expect(webhookEventOf({ ...action, invocationTrigger: 'webhook.conversation_end' })).to.equal('conversation.ended')
     expect(webhookEventOf({ ...action, invocationTrigger: 'user_query' })).to.equal(null)
     expect(webhookEventOf({ ...action, invocationTrigger: null })).to.equal(null)
+  })
+
+  it('names the trigger of each milestone, the one whose actions fire on it', () => {
+    expect(webhookTriggerOf('conversation.started')).to.equal('webhook.conversation_start')
+    expect(webhookTriggerOf('conversation.ended')).to.equal('webhook.conversation_end')
+    expect(webhookTriggers).to.deep.equal(['webhook.conversation_start', 'webhook.conversation_end'])
   })
 
   it('tells HTTP endpoints from internal ones', () => {
