@@ -127,6 +127,13 @@ describeEachDatabase('HTTP: If-None-Match and If-Match on GET of one record (RFC
         }
       })
 
+      it("a malformed If-None-Match is a 400 before the record is looked for: for an unknown id and another organisation's record too", async () => {
+        for (const value of ['garbage', '3', '']) {
+          expectProblem(await h().a.get(`${kind.collection}/${kind.unknownId}`, { 'If-None-Match': value }), 400, 'bad_header')
+          expectProblem(await h().b.get(path, { 'If-None-Match': value }), 400, 'bad_header')
+        }
+      })
+
       it("404 for an unknown id or another organisation's record, whatever tag names it (no 304 for nothing)", async () => {
         for (const value of [etag, '*']) {
           expectProblem(await h().a.get(`${kind.collection}/${kind.unknownId}`, { 'If-None-Match': value }), 404, 'not_found')
