@@ -1,12 +1,10 @@
 import { expect } from 'chai'
-import { Server } from 'node:http'
-import { AddressInfo } from 'node:net'
+import { createServer } from 'node:http'
 import pino from 'pino'
 import { createHttpApp } from '../../adapters/http/koa/app'
 import { RateLimitSettings } from '../../adapters/http/koa/rate-limit'
-import { forgetServer } from '../openapi/openapi-agreement'
 import { actionBody } from '../support/http-fixtures'
-import { Core, Harness, HttpResponse, send, useServer } from '../support/http-harness'
+import { Core, Harness, HttpResponse, listenOnLoopback, send, useServer } from '../support/http-harness'
 import { expectBadQuery, expectProblem, expectStatus } from './expect-http'
 
 /**
@@ -60,24 +58,13 @@ const listenWithClock = async (h: Harness, limits: Omit<RateLimitSettings, 'now'
     },
   }
   const app = createHttpApp(core, { logger: pino({ level: 'silent' }), rateLimits: { ...limits, now: () => now } })
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
-    s.once('error', reject)
-  })
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const listening = await listenOnLoopback(createServer(app.callback()))
   return {
-    baseUrl,
+    ...listening,
     advance: (ms) => {
       now += ms
     },
     authentications: () => authentications,
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      forgetServer(baseUrl)
-    },
   }
 }
 

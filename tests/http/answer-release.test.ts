@@ -1,12 +1,10 @@
 import { expect } from 'chai'
 import { Context } from 'koa'
-import { Server } from 'node:http'
-import { AddressInfo } from 'node:net'
+import { createServer } from 'node:http'
 import pino from 'pino'
 import { createHttpApp } from '../../adapters/http/koa/app'
-import { forgetServer } from '../openapi/openapi-agreement'
 import { agentBody, dialogLine, minimalConversationBody } from '../support/http-fixtures'
-import { send, useServer } from '../support/http-harness'
+import { listenOnLoopback, Listening, send, useServer } from '../support/http-harness'
 import { expectStatus } from './expect-http'
 
 /**
@@ -18,8 +16,7 @@ import { expectStatus } from './expect-http'
  */
 describe('HTTP: an answer is let go of once sent', () => {
   const h = useServer({ database: 'memory' })
-  let server: Server
-  let baseUrl: string
+  let listening: Listening
   const contexts: Context[] = []
 
   before(async () => {
@@ -30,25 +27,15 @@ describe('HTTP: an answer is let go of once sent', () => {
       contexts.push(ctx)
       return ctx
     }
-    server = await new Promise((resolve, reject) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s))
-      s.once('error', reject)
-    })
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    listening = await listenOnLoopback(createServer(app.callback()))
   })
 
-  after(async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve())
-      server.closeAllConnections()
-    })
-    forgetServer(baseUrl)
-  })
+  after(() => listening.stop())
 
   /** GET `path` on the test's listener; the answer's text and the context that made it. */
   const fetchWithContext = async (path: string): Promise<{ text: string; ctx: Context }> => {
     const before = contexts.length
-    const res = await send(baseUrl, 'GET', path, { token: h().a.tenant.token })
+    const res = await send(listening.baseUrl, 'GET', path, { token: h().a.tenant.token })
     expectStatus(res, 200)
     const made = contexts.slice(before).filter((ctx) => ctx.method === 'GET' && ctx.url === path)
     expect(made, `the contexts of GET ${path}`).to.have.length(1)

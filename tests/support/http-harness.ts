@@ -156,6 +156,35 @@ const databaseUrl = async (options: ServerOptions): Promise<{ url: string; clean
   return { url: 'sqlite::memory:', cleanup: async () => undefined }
 }
 
+/** A server listening on 127.0.0.1, and how to stop it. */
+export interface Listening {
+  readonly baseUrl: string
+  /** Closes the server, its open connections too, and forgets what the OpenAPI checks learnt of it. */
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `server` on 127.0.0.1 at a port the system picks. */
+export const listenOnLoopback = async (server: Server): Promise<Listening> => {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    baseUrl,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      forgetServer(baseUrl)
+    },
+  }
+}
+
 /** Starts the service on 127.0.0.1:<ephemeral>, migrated, with organisations `a` and `b`. */
 export const startServer = async (options: ServerOptions = {}): Promise<Harness> => {
   const database = await databaseUrl(options)
@@ -177,15 +206,8 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
     logger: service.logger,
     metrics: service.metrics,
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  const baseUrl = `http://127.0.0.1:${port}`
+  const listening = await listenOnLoopback(server)
+  const baseUrl = listening.baseUrl
   const core = service.core
 
   const newToken = async (orgId: string, subject: string | null = null) => {
@@ -218,13 +240,9 @@ export const startServer = async (options: ServerOptions = {}): Promise<Harness>
     stop: async () => {
       if (stopped) return
       stopped = true
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+      await listening.stop()
       await service.close()
       await database.cleanup()
-      forgetServer(baseUrl)
     },
   }
 }
