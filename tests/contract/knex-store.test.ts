@@ -41,15 +41,18 @@ describe('knex store', () => {
 
   /**
    * Every SQL text run on the SQLite connection of `knex` from now on, through Knex or past it:
-   * each statement is taken from the connection's `prepare`, which keeps them (connect.ts).
+   * each statement is taken from the connection's `prepare` or `reader`, which keep them (connect.ts).
    */
   const statementsRunOn = async (knex: Knex): Promise<string[]> => {
-    const connection = (await knex.client.acquireConnection()) as { prepare: (sql: string) => unknown }
+    const connection = (await knex.client.acquireConnection()) as Record<'prepare' | 'reader', (sql: string) => unknown>
     const run: string[] = []
-    const prepare = connection.prepare.bind(connection)
-    connection.prepare = (sql: string) => {
-      run.push(sql)
-      return prepare(sql)
+    // Statements that answer rows come from the connection's readers (connect.ts), the others from `prepare`.
+    for (const method of ['prepare', 'reader'] as const) {
+      const keptFor = connection[method].bind(connection)
+      connection[method] = (sql: string) => {
+        run.push(sql)
+        return keptFor(sql)
+      }
     }
     knex.client.releaseConnection(connection)
     return run

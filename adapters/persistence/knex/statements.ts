@@ -20,7 +20,17 @@ import { preparedResult, preparedRows } from './prepared-statements'
 export interface DirectConnection {
   /** Whether a transaction is open on it (BEGIN run, no COMMIT or ROLLBACK yet). */
   readonly inTransaction: boolean
+  /** The statement kept for a text that answers no rows; `run` may wait for another process's lock (a Promise then). */
   prepare(sql: string): unknown
+  /** The reader kept for a text that answers rows (connect.ts's `objectsFromArrays`). */
+  readonly reader: (sql: string) => DirectReader
+}
+
+/** A kept statement that answers rows as objects; `all` may wait for another process's lock (a Promise then). */
+export interface DirectReader {
+  all(...bindings: Binding[]): unknown[] | Promise<unknown[]>
+  /** The rows one at a time; returning the iterator early resets the statement. */
+  iterate(...bindings: Binding[]): IterableIterator<unknown>
 }
 
 /** A Knex client's connection while it may be used directly, or undefined when it may not now. */
@@ -71,14 +81,14 @@ const isPlain = (bindings: ReadonlyArray<unknown>): bindings is ReadonlyArray<Bi
   bindings.every((value) => value === null || typeof value === 'string' || typeof value === 'number')
 
 interface KeptStatement {
-  all(...bindings: Binding[]): unknown[] | Promise<unknown[]>
-  /** better-sqlite3's rows one at a time; returning the iterator early resets the statement. */
-  iterate(...bindings: Binding[]): IterableIterator<unknown>
   run(...bindings: Binding[]): { readonly changes: number } | Promise<{ readonly changes: number }>
 }
 
-/** The statement the connection keeps for `sql`. */
+/** The statement the connection keeps for `sql`, to run. */
 const statementOf = (connection: DirectConnection, sql: string): KeptStatement => connection.prepare(sql) as KeptStatement
+
+/** The reader the connection keeps for `sql`. */
+const readerOf = (connection: DirectConnection, sql: string): DirectReader => connection.reader(sql)
 
 /** `query`'s text and bindings when it can run directly on `client`'s connection now, with that connection. */
 const directly = (query: Knex.QueryBuilder, writes: boolean) => {
@@ -91,7 +101,7 @@ const directly = (query: Knex.QueryBuilder, writes: boolean) => {
 /** The rows `query` answers, run directly where it may (a read, or a write when `writes`). */
 const allRows = async <R>(query: Knex.QueryBuilder, writes: boolean): Promise<R[]> => {
   const direct = directly(query, writes)
-  if (direct !== undefined) return (await statementOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
+  if (direct !== undefined) return (await readerOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
   return (await query) as R[]
 }
 
@@ -129,7 +139,7 @@ export const executeSql = async (db: Knex, sql: string): Promise<void> => {
 /** The rows a SQLite write written as SQL returns (UPDATE … RETURNING), run directly where it may. */
 export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<Binding>): Promise<R[]> => {
   const connection = directConnectionFor(db.client, true)
-  if (connection !== undefined) return (await statementOf(connection, sql).all(...bindings)) as R[]
+  if (connection !== undefined) return (await readerOf(connection, sql).all(...bindings)) as R[]
   return (await db.raw(sql, [...bindings])) as unknown as R[]
 }
 
@@ -227,7 +237,7 @@ export const compiledRead = <S = undefined>(
     const bindings = bindingsOf(compiled, values)
     if (db.client.dialect === 'postgresql') return preparedRows<R>(db, compiled.sql, bindings)
     const connection = directConnectionFor(db.client, false)
-    if (connection !== undefined) return (await statementOf(connection, compiled.sql).all(...bindings)) as R[]
+    if (connection !== undefined) return (await readerOf(connection, compiled.sql).all(...bindings)) as R[]
     // In another transaction, or while one holds the connection: Knex runs the text in its turn.
     return (await db.raw(compiled.sql, bindings)) as unknown as R[]
   }
@@ -252,7 +262,7 @@ export const compiledReadWhile = <S = undefined>(
     if (compiled === null || connection === undefined) return undefined
     const taken: R[] = []
     try {
-      for (const row of statementOf(connection, compiled.sql).iterate(...bindingsOf(compiled, values))) {
+      for (const row of readerOf(connection, compiled.sql).iterate(...bindingsOf(compiled, values))) {
         // Leaving the loop returns the iterator, which resets the statement.
         if (!take(row as R)) break
         taken.push(row as R)
