@@ -43,8 +43,6 @@ interface SqliteStatement {
   all(...args: unknown[]): unknown
   run(...args: unknown[]): unknown
   iterate(...args: unknown[]): IterableIterator<unknown>
-  /** Whether the statement answers rows. */
-  readonly reader: boolean
   /** Rows as arrays of values rather than objects (better-sqlite3's raw mode). */
   raw(on: boolean): unknown
   columns(): ReadonlyArray<{ readonly name: string }>
@@ -77,6 +75,9 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * and keeps the connection meanwhile. Every transaction takes the write lock as it begins
  * (BEGIN IMMEDIATE, below), so only statements outside a transaction, BEGIN among them, wait: a
  * statement inside one holds the lock already, and one that still meets SQLITE_BUSY fails at once.
+ *
+ * The direct reads (statements.ts) take their rows from readers, statements kept apart from
+ * these and waiting the same way, whose rows are made objects in JavaScript (`objectsFromArrays`).
  */
 const manageStatements = (connection: SqliteConnection): ManagedConnection => {
   const prepare = connection.prepare.bind(connection)
@@ -157,7 +158,7 @@ const columnNames = (statement: SqliteStatement): string[] => statement.columns(
  * a table in object mode too.) Duplicate names keep the last value, as better-sqlite3's objects do.
  */
 const objectsFromArrays = (statement: SqliteStatement): DirectReader => {
-  if (!statement.reader) return statement as unknown as DirectReader
+  // Throws for a text that answers no rows, as `all` would on it.
   statement.raw(true)
   let names = columnNames(statement)
   const objectOf = (values: ReadonlyArray<unknown>): Record<string, unknown> => {
@@ -271,7 +272,7 @@ const acquireConnectionTimeout = 10_000
 const connectSqlite = (filename: string, options: KnexConnectOptions): Knex => {
   const inMemory = filename === ':memory:'
   const checkpointInBackground = options.checkpointInBackground === true && !inMemory
-  // The pool's one connection while it is open, for the reads that run on it directly (reads.ts).
+  // The pool's one connection while it is open, for the statements that run on it directly (statements.ts).
   let current: ManagedConnection | undefined
   const instance = knex({
     client: 'better-sqlite3',

@@ -161,7 +161,7 @@ const groupCommit = (knex: Knex): UnitOfWork => {
 /**
  * The methods of each repository that write. Outside a unit of work, on SQLite, each call of one
  * runs as a unit of its own, so that it shares a group commit instead of paying an autocommit's
- * COMMIT (a PUT went from about 700 to 300 µs of CPU); reads stay direct (reads.ts). A write
+ * COMMIT (a PUT went from about 700 to 300 µs of CPU); reads stay direct (statements.ts). A write
  * method missing here still works, committing alone.
  */
 const writeMethods: { readonly [R in keyof Repositories]: ReadonlyArray<keyof Repositories[R]> } = {

@@ -87,9 +87,6 @@ interface KeptStatement {
 /** The statement the connection keeps for `sql`, to run. */
 const statementOf = (connection: DirectConnection, sql: string): KeptStatement => connection.prepare(sql) as KeptStatement
 
-/** The reader the connection keeps for `sql`. */
-const readerOf = (connection: DirectConnection, sql: string): DirectReader => connection.reader(sql)
-
 /** `query`'s text and bindings when it can run directly on `client`'s connection now, with that connection. */
 const directly = (query: Knex.QueryBuilder, writes: boolean) => {
   const connection = directConnectionFor(query.client, writes)
@@ -101,7 +98,7 @@ const directly = (query: Knex.QueryBuilder, writes: boolean) => {
 /** The rows `query` answers, run directly where it may (a read, or a write when `writes`). */
 const allRows = async <R>(query: Knex.QueryBuilder, writes: boolean): Promise<R[]> => {
   const direct = directly(query, writes)
-  if (direct !== undefined) return (await readerOf(direct.connection, direct.sql).all(...direct.bindings)) as R[]
+  if (direct !== undefined) return (await direct.connection.reader(direct.sql).all(...direct.bindings)) as R[]
   return (await query) as R[]
 }
 
@@ -139,7 +136,7 @@ export const executeSql = async (db: Knex, sql: string): Promise<void> => {
 /** The rows a SQLite write written as SQL returns (UPDATE … RETURNING), run directly where it may. */
 export const returnedRowsOfSql = async <R>(db: Knex, sql: string, bindings: ReadonlyArray<Binding>): Promise<R[]> => {
   const connection = directConnectionFor(db.client, true)
-  if (connection !== undefined) return (await readerOf(connection, sql).all(...bindings)) as R[]
+  if (connection !== undefined) return (await connection.reader(sql).all(...bindings)) as R[]
   return (await db.raw(sql, [...bindings])) as unknown as R[]
 }
 
@@ -237,7 +234,7 @@ export const compiledRead = <S = undefined>(
     const bindings = bindingsOf(compiled, values)
     if (db.client.dialect === 'postgresql') return preparedRows<R>(db, compiled.sql, bindings)
     const connection = directConnectionFor(db.client, false)
-    if (connection !== undefined) return (await readerOf(connection, compiled.sql).all(...bindings)) as R[]
+    if (connection !== undefined) return (await connection.reader(compiled.sql).all(...bindings)) as R[]
     // In another transaction, or while one holds the connection: Knex runs the text in its turn.
     return (await db.raw(compiled.sql, bindings)) as unknown as R[]
   }
@@ -262,7 +259,7 @@ export const compiledReadWhile = <S = undefined>(
     if (compiled === null || connection === undefined) return undefined
     const taken: R[] = []
     try {
-      for (const row of readerOf(connection, compiled.sql).iterate(...bindingsOf(compiled, values))) {
+      for (const row of connection.reader(compiled.sql).iterate(...bindingsOf(compiled, values))) {
         // Leaving the loop returns the iterator, which resets the statement.
         if (!take(row as R)) break
         taken.push(row as R)
