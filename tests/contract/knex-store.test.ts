@@ -392,6 +392,43 @@ describe('knex store', () => {
         expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
       }))
 
+    it('reads asked for in one turn run together at its end, after the work of the turn and before what it put off', () =>
+      withSqliteStore(async (store, _throughKnex, run) => {
+        const ids = ['act.r1', 'act.r2', 'act.r3']
+        for (const id of ids) await store.repositories.actions.insert(anAction({ id }))()
+        run.length = 0
+        const reads = ids.map((id) => store.repositories.actions.findById(orgA, id)())
+        expect(run, 'statements run while the turn that asked was still working').to.deep.equal([])
+        // Put off by the same turn, after the reads were asked for.
+        const ranBefore = new Promise<number>((resolve) => setImmediate(() => resolve(run.length)))
+        const found = await Promise.all(reads)
+        expect(await ranBefore, 'statements run before the next thing the turn put off').to.equal(ids.length)
+        expect(found.map((result) => (result._tag === 'Right' && O.isSome(result.right) ? result.right.value.id : result))).to.deep.equal(ids)
+      }))
+
+    it('a read asked for just before a group begins waits for the group when it runs, and sees only what it committed', () =>
+      withSqliteStore(async (store) => {
+        const prospect = { id: 'pro.x', orgId: orgA, source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
+        await store.repositories.prospects.findOrCreate(prospect)()
+        let release = (): void => undefined
+        const gate = new Promise<void>((resolve) => (release = resolve))
+        // The group begins in this turn's check phase, before the read runs: the connection the
+        // read would have been given when asked for is then inside the group's transaction.
+        const unit = store.unitOfWork.run((r) =>
+          pipe(
+            r.prospects.saveStats(orgA, 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
+            TE.chain(() => TE.fromTask(() => gate)),
+            TE.chainW(() => TE.left('abandoned')),
+          ),
+        )()
+        const during = store.repositories.prospects.findById(orgA, 'pro.x')()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        release()
+        expect(await unit).to.deep.equal(E.left('abandoned'))
+        const seen = await during
+        expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
+      }))
+
     it('commits concurrent units of work on SQLite in groups, one COMMIT for many', () =>
       withSqliteStore(async (store, throughKnex, run) => {
         const units = 20
