@@ -15,7 +15,7 @@ import { knexActionRepository } from '../../adapters/persistence/knex/knex-actio
 import { Action } from '../../domain/action/action'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
-import { compiledFirst, compiledRead, insertRows, insertUnlessConflicting, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
+import { compiledFirst, compiledRead, insertRows, insertUnlessConflicting, mostRowsOfBatchedRead, mostRowsPerReadBatch, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -396,6 +396,8 @@ describe('knex store', () => {
       withSqliteStore(async (store, _throughKnex, run) => {
         const ids = ['act.r1', 'act.r2', 'act.r3']
         for (const id of ids) await store.repositories.actions.insert(anAction({ id }))()
+        // The first read of a text runs when asked: how many rows it answers is not known yet.
+        await store.repositories.actions.findById(orgA, 'act.r1')()
         run.length = 0
         const reads = ids.map((id) => store.repositories.actions.findById(orgA, id)())
         expect(run, 'statements run while the turn that asked was still working').to.deep.equal([])
@@ -410,6 +412,8 @@ describe('knex store', () => {
       withSqliteStore(async (store) => {
         const prospect = { id: 'pro.x', orgId: orgA, source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
         await store.repositories.prospects.findOrCreate(prospect)()
+        // Read once, so that the next read of the text is known to be small and waits for its turn.
+        await store.repositories.prospects.findById(orgA, 'pro.x')()
         let release = (): void => undefined
         const gate = new Promise<void>((resolve) => (release = resolve))
         // The group begins in this turn's check phase, before the read runs: the connection the
@@ -427,6 +431,31 @@ describe('knex store', () => {
         expect(await unit).to.deep.equal(E.left('abandoned'))
         const seen = await during
         expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
+      }))
+
+    it('a read whose text answered more than a few rows last time runs when asked, not with the reads of its turn', () =>
+      withSqliteStore(async (store, _throughKnex, run) => {
+        for (let n = 0; n < mostRowsOfBatchedRead + 4; n++) await store.repositories.actions.insert(anAction({ id: `act.p${n}` }))()
+        const page = { limit: 100, after: null }
+        await store.repositories.actions.list(orgA, page)()
+        run.length = 0
+        const listed = store.repositories.actions.list(orgA, page)()
+        expect(run.length, 'statements run while the turn that asked was still working').to.equal(1)
+        const result = await listed
+        expect(result._tag === 'Right' ? result.right.items.length : result).to.equal(mostRowsOfBatchedRead + 4)
+      }))
+
+    it('a turn\'s batch of reads holds the rows of mostRowsPerReadBatch at most: reads asked for past them run when asked', () =>
+      withSqliteStore(async (store, _throughKnex, run) => {
+        await store.repositories.actions.insert(anAction({ id: 'act.r1' }))()
+        await store.repositories.actions.findById(orgA, 'act.r1')()
+        run.length = 0
+        // Each read by key is expected to answer one row.
+        const reads = Array.from({ length: mostRowsPerReadBatch + 3 }, () => store.repositories.actions.findById(orgA, 'act.r1')())
+        expect(run.length, 'statements run while the turn that asked was still working').to.equal(3)
+        const found = await Promise.all(reads)
+        expect(found.every((result) => result._tag === 'Right' && O.isSome(result.right))).to.equal(true)
+        expect(run.length).to.equal(mostRowsPerReadBatch + 3)
       }))
 
     it('commits concurrent units of work on SQLite in groups, one COMMIT for many', () =>

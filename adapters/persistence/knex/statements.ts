@@ -10,8 +10,8 @@ import { preparedResult, preparedRows } from './prepared-statements'
  * answers synchronously, so nothing can come between a direct statement and its result.
  *
  * - Outside a transaction (a read), when no transaction holds the connection: there is nothing
- *   uncommitted to see. While one does, the read goes through Knex, which waits for it. Such
- *   reads wait for the end of their turn and run together (`withReadsOfTurn`).
+ *   uncommitted to see. While one does, the read goes through Knex, which waits for it. Small
+ *   such reads wait for the end of their turn and run together (`withReadsOfTurn`).
  * - Inside the group commit's transaction (knex-store.ts), which holds the connection and runs
  *   its units one at a time, each awaiting every statement before it issues the next.
  * Anything else (PostgreSQL, another transaction, bindings Knex must convert) goes through Knex.
@@ -93,9 +93,13 @@ interface QueuedRead {
 /** The reads asked for since the last batch ran, oldest first; null when none waits. */
 let readsOfTurn: QueuedRead[] | null = null
 
+/** How many rows the reads waiting for the next batch are expected to answer. */
+let rowsExpectedOfTurn = 0
+
 const runReadsOfTurn = (): void => {
   const reads = readsOfTurn ?? []
   readsOfTurn = null
+  rowsExpectedOfTurn = 0
   for (const { read, resolve, reject } of reads) {
     try {
       resolve(read())
@@ -106,27 +110,45 @@ const runReadsOfTurn = (): void => {
 }
 
 /**
- * What `read` gives, run with the other reads of this turn of the event loop: they wait for its
- * check phase (as units of work wait for their group commit, knex-store.ts) and then run one
- * after another, each on the connection as it is then (directly, or through Knex while a group's
- * transaction holds it: a connection looked at when the read was asked for may be inside one by
- * the time it runs).
+ * A read joins the reads of its turn only when it is expected to be small (its text answered at
+ * most this many rows last time; a page of 10 reads 11, one more saying whether more remain),
+ * and while the batch is expected to hold at most `mostRowsPerReadBatch`; otherwise it runs when
+ * asked, as before. Every row of a batch is alive at once until the requests that asked for them
+ * have made their answers: 50 pages of 100 conversations read together took the service's peak
+ * memory from 178 to 249 MiB, and a run whose first pages were read so served its later pages
+ * 30% slower side by side. A text's first read, whose size is not known yet, runs when asked.
+ */
+export const mostRowsOfBatchedRead = 16
+export const mostRowsPerReadBatch = 1024
+
+/** Whether a read on `client` expected to answer `rows` rows (null: not known yet) waits for the reads of its turn. */
+const joinsReadsOfTurn = (client: Knex.Client, rows: number | null): boolean =>
+  rows !== null && rows <= mostRowsOfBatchedRead && rowsExpectedOfTurn + rows <= mostRowsPerReadBatch && readsInTurns(client)
+
+/**
+ * What `read` gives, run with the other reads of this turn of the event loop (`expectedRows`
+ * counting toward the batch's bound): they wait for its check phase (as units of work wait for
+ * their group commit, knex-store.ts) and then run one after another, each on the connection as it
+ * is then (directly, or through Knex while a group's transaction holds it: a connection looked at
+ * when the read was asked for may be inside one by the time it runs).
  *
  * Why: run as each request came to it, a read by key took 15–20 µs under load where a loop of
  * them takes 6. Between two statements the request's own work (Koa, the token, the answer) had
  * pushed SQLite's code and pages out of the processor's caches; run together, the reads of a
- * turn find them warm. Side by side under 50 connections, 6 alternating rounds each: the action
- * read +15% req/s (p99 8.2 against 11.1 ms), an agent's ten actions +25% (p99 17.0 against 21.2),
- * a page of 10 conversations +14%. The wait is short: the answers of a turn are written together
+ * turn find them warm. Side by side under 50 connections (6 alternating rounds of 5 s, medians):
+ * the action read +15% req/s (p99 10.9 against 12.5 ms), an agent's ten actions +15% (p99 21.5
+ * against 25.3), a page of 10 conversations +5% (4 rounds); the page of 100, which does not
+ * join, the same within the noise. The wait is short: the answers of a turn are written together
  * at its end anyway (turn-ends.ts in the HTTP adapter), and those whose reads ran in a check
  * phase go out in the next turn's check phase, after its poll phase has taken the next requests.
  */
-const withReadsOfTurn = <R>(read: () => R | Promise<R>): Promise<R> =>
+const withReadsOfTurn = <R>(read: () => R | Promise<R>, expectedRows: number): Promise<R> =>
   new Promise<R>((resolve, reject) => {
     if (readsOfTurn === null) {
       readsOfTurn = []
       setImmediate(runReadsOfTurn)
     }
+    rowsExpectedOfTurn += expectedRows
     readsOfTurn.push({ read, resolve: resolve as (rows: unknown) => void, reject })
   })
 
@@ -155,13 +177,16 @@ const allRows = async <R>(query: Knex.QueryBuilder, writes: boolean): Promise<R[
   return (await query) as R[]
 }
 
-/** The rows of a read, run directly where it may; outside a transaction on SQLite, with the reads of its turn. */
-export const rowsOf = <R>(query: Knex.QueryBuilder): Promise<R[]> =>
-  readsInTurns(query.client) ? withReadsOfTurn(() => allRows<R>(query, false)) : allRows<R>(query, false)
+/** The rows of a read, run directly where it may. */
+export const rowsOf = <R>(query: Knex.QueryBuilder): Promise<R[]> => allRows<R>(query, false)
 
-/** The first row of `query`, or undefined: Knex's `first()` with the limit written in, read as `rowsOf` reads. */
+/**
+ * The first row of `query`, or undefined: Knex's `first()` with the limit written in, read as
+ * `rowsOf` reads; outside a transaction on SQLite, with the reads of its turn.
+ */
 export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefined> => {
-  const rows = await rowsOf<R>(limitTo(query, 1))
+  const one = limitTo(query, 1)
+  const rows = await (joinsReadsOfTurn(one.client, 1) ? withReadsOfTurn(() => rowsOf<R>(one), 1) : rowsOf<R>(one))
   return rows[0]
 }
 
@@ -230,6 +255,8 @@ interface Compiled {
   /** SQLite's text, or PostgreSQL's with `?` placeholders, as `db.raw` takes it. */
   readonly sql: string
   readonly slots: ReadonlyArray<Slot>
+  /** How many rows its last direct read answered (null before the first): whether the next joins the reads of its turn. */
+  rowsLastRead: number | null
 }
 
 const marker = (index: number): string => `\u0000value ${index}\u0000`
@@ -260,7 +287,7 @@ const compile = (build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null 
     else slots.push({ constant: binding })
   }
   for (const index of asked) if (!slots.some((slot) => 'value' in slot && slot.value === index)) return null
-  return { sql, slots }
+  return { sql, slots, rowsLastRead: null }
 }
 
 const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding[] =>
@@ -289,11 +316,15 @@ export const compiledRead = <S = undefined>(
     if (db.client.dialect === 'postgresql') return preparedRows<R>(db, compiled.sql, bindings)
     const read = async (): Promise<R[]> => {
       const connection = directConnectionFor(db.client, false)
-      if (connection !== undefined) return (await connection.reader(compiled.sql).all(...bindings)) as R[]
-      // In another transaction, or while one holds the connection: Knex runs the text in its turn.
-      return (await db.raw(compiled.sql, bindings)) as unknown as R[]
+      if (connection === undefined) {
+        // In another transaction, or while one holds the connection: Knex runs the text in its turn.
+        return (await db.raw(compiled.sql, bindings)) as unknown as R[]
+      }
+      const rows = (await connection.reader(compiled.sql).all(...bindings)) as R[]
+      compiled.rowsLastRead = rows.length
+      return rows
     }
-    return readsInTurns(db.client) ? withReadsOfTurn(read) : read()
+    return joinsReadsOfTurn(db.client, compiled.rowsLastRead) ? withReadsOfTurn(read, compiled.rowsLastRead ?? 0) : read()
   }
 }
 
@@ -302,17 +333,16 @@ export const compiledRead = <S = undefined>(
  * SQLite's connection directly through better-sqlite3's `iterate`: no row after the refused one is
  * read. The rows taken, or undefined when the read cannot run so now (PostgreSQL, a query built
  * afresh, a transaction holding the connection, another process's lock), for the caller to read
- * another way. Outside a transaction it runs with the reads of its turn. Shapes as `compiledRead`'s.
+ * another way. Outside a transaction a small one runs with the reads of its turn. Shapes as `compiledRead`'s.
  */
 export const compiledReadWhile = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
 ) => {
   const textOf = compiledTexts(build, shapeKey)
-  const readWhile = <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): R[] | undefined => {
-    const compiled = textOf(db, shape)
-    const connection = compiled === null ? undefined : directConnectionFor(db.client, false)
-    if (compiled === null || connection === undefined) return undefined
+  const readWhile = <R>(db: Knex, compiled: Compiled, values: ReadonlyArray<Binding>, take: (row: R) => boolean): R[] | undefined => {
+    const connection = directConnectionFor(db.client, false)
+    if (connection === undefined) return undefined
     const taken: R[] = []
     try {
       for (const row of connection.reader(compiled.sql).iterate(...bindingsOf(compiled, values))) {
@@ -324,11 +354,15 @@ export const compiledReadWhile = <S = undefined>(
       if (isSqliteBusy(error) && taken.length === 0) return undefined
       throw error
     }
+    compiled.rowsLastRead = taken.length
     return taken
   }
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): Promise<R[] | undefined> => {
     if (db.client.dialect !== 'sqlite3') return undefined
-    return readsInTurns(db.client) ? withReadsOfTurn(() => readWhile(db, values, shape, take)) : readWhile(db, values, shape, take)
+    const compiled = textOf(db, shape)
+    if (compiled === null) return undefined
+    const read = () => readWhile(db, compiled, values, take)
+    return joinsReadsOfTurn(db.client, compiled.rowsLastRead) ? withReadsOfTurn(read, compiled.rowsLastRead ?? 0) : read()
   }
 }
 
