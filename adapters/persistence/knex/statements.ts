@@ -182,11 +182,13 @@ export const rowsOf = <R>(query: Knex.QueryBuilder): Promise<R[]> => allRows<R>(
 
 /**
  * The first row of `query`, or undefined: Knex's `first()` with the limit written in, read as
- * `rowsOf` reads; outside a transaction on SQLite, with the reads of its turn.
+ * `rowsOf` reads. Never with the reads of its turn: the token's lookup is one, the first read
+ * of every request once its cached entry expires, and waiting for the batch then let the
+ * requests of a turn go on together; behind it, 50 pages of 100 conversations were made at once
+ * every two seconds, and the service's peak memory went from 128 to 179–215 MiB.
  */
 export const firstRow = async <R>(query: Knex.QueryBuilder): Promise<R | undefined> => {
-  const one = limitTo(query, 1)
-  const rows = await (joinsReadsOfTurn(one.client, 1) ? withReadsOfTurn(() => rowsOf<R>(one), 1) : rowsOf<R>(one))
+  const rows = await rowsOf<R>(limitTo(query, 1))
   return rows[0]
 }
 
