@@ -10,8 +10,8 @@ import { preparedResult, preparedRows } from './prepared-statements'
  * answers synchronously, so nothing can come between a direct statement and its result.
  *
  * - Outside a transaction (a read), when no transaction holds the connection: there is nothing
- *   uncommitted to see. While one does, the read goes through Knex, which waits for it. Small
- *   such reads wait for the end of their turn and run together (`withReadsOfTurn`).
+ *   uncommitted to see. While one does, the read goes through Knex, which waits for it. Reads by
+ *   key wait for the end of their turn and run together (`withReadsOfTurn`).
  * - Inside the group commit's transaction (knex-store.ts), which holds the connection and runs
  *   its units one at a time, each awaiting every statement before it issues the next.
  * Anything else (PostgreSQL, another transaction, bindings Knex must convert) goes through Knex.
@@ -110,15 +110,16 @@ const runReadsOfTurn = (): void => {
 }
 
 /**
- * A read joins the reads of its turn only when it is expected to be small (its text answered at
- * most this many rows last time; a page of 10 reads 11, one more saying whether more remain),
- * and while the batch is expected to hold at most `mostRowsPerReadBatch`; otherwise it runs when
- * asked, as before. Every row of a batch is alive at once until the requests that asked for them
- * have made their answers: 50 pages of 100 conversations read together took the service's peak
- * memory from 178 to 249 MiB, and a run whose first pages were read so served its later pages
- * 30% slower side by side. A text's first read, whose size is not known yet, runs when asked.
+ * A read joins the reads of its turn only when its compiled text answered at most this many rows
+ * last time (a read by key), and while the batch is expected to hold at most
+ * `mostRowsPerReadBatch`; otherwise it runs when asked, as before, and so does a text's first
+ * read, whose size is not known yet. A batch is a point where the requests that waited for it go
+ * on together, so what they do next is done at once. With pages in the batches, 50 pages of 100
+ * conversations read together took the service's peak memory from 178 to 249 MiB; with pages of
+ * 10 and 11 rows only, a full bench run still peaked at 198.9 MiB and its pages of 100 cost 2,992
+ * µs against 2,025 with reads by key alone (178.8 MiB).
  */
-export const mostRowsOfBatchedRead = 16
+export const mostRowsOfBatchedRead = 1
 export const mostRowsPerReadBatch = 1024
 
 /** Whether a read on `client` expected to answer `rows` rows (null: not known yet) waits for the reads of its turn. */
@@ -136,9 +137,8 @@ const joinsReadsOfTurn = (client: Knex.Client, rows: number | null): boolean =>
  * them takes 6. Between two statements the request's own work (Koa, the token, the answer) had
  * pushed SQLite's code and pages out of the processor's caches; run together, the reads of a
  * turn find them warm. Side by side under 50 connections (6 alternating rounds of 5 s, medians):
- * the action read +15% req/s (p99 10.9 against 12.5 ms), an agent's ten actions +15% (p99 21.5
- * against 25.3), a page of 10 conversations +5% (4 rounds); the page of 100, which does not
- * join, the same within the noise. The wait is short: the answers of a turn are written together
+ * the action read +15% req/s (p99 10.9 against 12.5 ms). In the full bench the action read cost
+ * 76–89 µs against 98–116 at d7a4ced. The wait is short: the answers of a turn are written together
  * at its end anyway (turn-ends.ts in the HTTP adapter), and those whose reads ran in a check
  * phase go out in the next turn's check phase, after its poll phase has taken the next requests.
  */
@@ -335,7 +335,8 @@ export const compiledRead = <S = undefined>(
  * SQLite's connection directly through better-sqlite3's `iterate`: no row after the refused one is
  * read. The rows taken, or undefined when the read cannot run so now (PostgreSQL, a query built
  * afresh, a transaction holding the connection, another process's lock), for the caller to read
- * another way. Outside a transaction a small one runs with the reads of its turn. Shapes as `compiledRead`'s.
+ * another way. Outside a transaction one of at most `mostRowsOfBatchedRead` rows runs with the reads of its
+ * turn. Shapes as `compiledRead`'s.
  */
 export const compiledReadWhile = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
