@@ -15,7 +15,7 @@ import { knexActionRepository } from '../../adapters/persistence/knex/knex-actio
 import { Action } from '../../domain/action/action'
 import { connectKnex } from '../../adapters/persistence/knex/connect'
 import { openKnexStore } from '../../adapters/persistence/knex/knex-store'
-import { compiledFirst, compiledRead, insertRows, insertUnlessConflicting, mostRowsOfBatchedRead, mostRowsPerReadBatch, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
+import { compiledFirst, compiledRead, insertRows, insertUnlessConflicting, mostReadsPerBatch, runDirectlyIn, updateWhere } from '../../adapters/persistence/knex/statements'
 import { Store } from '../../adapters/persistence/store'
 import { timestampFromMillis } from '../../domain/shared/time'
 import { anAction, orgA } from '../support/builders'
@@ -57,6 +57,27 @@ describe('knex store', () => {
     knex.client.releaseConnection(connection)
     return run
   }
+
+  /**
+   * A unit of work that sets prospect `pro.x`'s conversation count to 5, then holds its group's
+   * transaction until `release` is called, and ends with a Left, so that its write is rolled back.
+   */
+  const abandonedCountOfFive = (store: Store) => {
+    let release = (): void => undefined
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const unit = store.unitOfWork.run((r) =>
+      pipe(
+        r.prospects.saveStats(orgA, 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
+        TE.chain(() => TE.fromTask(() => gate)),
+        TE.chainW(() => TE.left('abandoned')),
+      ),
+    )()
+    return { unit, release }
+  }
+
+  /** The conversation count a read of a prospect found, or what it answered instead. */
+  const conversationCountOf = (found: E.Either<unknown, O.Option<{ readonly conversationCount: number }>>): unknown =>
+    found._tag === 'Right' && O.isSome(found.right) ? found.right.value.conversationCount : found
 
   /**
    * Runs `test` on a migrated SQLite file store holding organisation `orgA`, with the SQL Knex
@@ -374,30 +395,19 @@ describe('knex store', () => {
 
         // While a unit of work holds the connection, a read waits for it: it never sees the unit's
         // uncommitted write, which is rolled back here.
-        let release = (): void => undefined
-        const gate = new Promise<void>((resolve) => (release = resolve))
-        const unit = store.unitOfWork.run((r) =>
-          pipe(
-            r.prospects.saveStats(orgA, 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
-            TE.chain(() => TE.fromTask(() => gate)),
-            TE.chainW(() => TE.left('abandoned')),
-          ),
-        )()
+        const { unit, release } = abandonedCountOfFive(store)
         await new Promise((resolve) => setTimeout(resolve, 20))
         const during = store.repositories.prospects.findById(orgA, 'pro.x')()
         await new Promise((resolve) => setTimeout(resolve, 20))
         release()
         expect(await unit).to.deep.equal(E.left('abandoned'))
-        const seen = await during
-        expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
+        expect(conversationCountOf(await during)).to.equal(0)
       }))
 
     it('reads asked for in one turn run together at its end, after the work of the turn and before what it put off', () =>
       withSqliteStore(async (store, _throughKnex, run) => {
         const ids = ['act.r1', 'act.r2', 'act.r3']
         for (const id of ids) await store.repositories.actions.insert(anAction({ id }))()
-        // The first read of a text runs when asked: how many rows it answers is not known yet.
-        await store.repositories.actions.findById(orgA, 'act.r1')()
         run.length = 0
         const reads = ids.map((id) => store.repositories.actions.findById(orgA, id)())
         expect(run, 'statements run while the turn that asked was still working').to.deep.equal([])
@@ -412,50 +422,37 @@ describe('knex store', () => {
       withSqliteStore(async (store) => {
         const prospect = { id: 'pro.x', orgId: orgA, source: 's', conversationCount: 0, firstConversationAt: null, lastConversationAt: null, createdAt: timestampFromMillis(0) }
         await store.repositories.prospects.findOrCreate(prospect)()
-        // Read once, so that the next read of the text is known to be small and waits for its turn.
-        await store.repositories.prospects.findById(orgA, 'pro.x')()
-        let release = (): void => undefined
-        const gate = new Promise<void>((resolve) => (release = resolve))
         // The group begins in this turn's check phase, before the read runs: the connection the
         // read would have been given when asked for is then inside the group's transaction.
-        const unit = store.unitOfWork.run((r) =>
-          pipe(
-            r.prospects.saveStats(orgA, 'pro.x', { conversationCount: 5, firstConversationAt: null, lastConversationAt: null }),
-            TE.chain(() => TE.fromTask(() => gate)),
-            TE.chainW(() => TE.left('abandoned')),
-          ),
-        )()
+        const { unit, release } = abandonedCountOfFive(store)
         const during = store.repositories.prospects.findById(orgA, 'pro.x')()
         await new Promise((resolve) => setTimeout(resolve, 20))
         release()
         expect(await unit).to.deep.equal(E.left('abandoned'))
-        const seen = await during
-        expect(seen._tag === 'Right' && O.isSome(seen.right) ? seen.right.value.conversationCount : seen).to.equal(0)
+        expect(conversationCountOf(await during)).to.equal(0)
       }))
 
-    it('a read whose text answered more than a few rows last time runs when asked, not with the reads of its turn', () =>
+    it('a page runs when asked, not with the reads of its turn', () =>
       withSqliteStore(async (store, _throughKnex, run) => {
-        for (let n = 0; n < mostRowsOfBatchedRead + 4; n++) await store.repositories.actions.insert(anAction({ id: `act.p${n}` }))()
+        const actions = 20
+        for (let n = 0; n < actions; n++) await store.repositories.actions.insert(anAction({ id: `act.p${n}` }))()
         const page = { limit: 100, after: null }
-        await store.repositories.actions.list(orgA, page)()
         run.length = 0
         const listed = store.repositories.actions.list(orgA, page)()
         expect(run.length, 'statements run while the turn that asked was still working').to.equal(1)
         const result = await listed
-        expect(result._tag === 'Right' ? result.right.items.length : result).to.equal(mostRowsOfBatchedRead + 4)
+        expect(result._tag === 'Right' ? result.right.items.length : result).to.equal(actions)
       }))
 
-    it('a turn\'s batch of reads holds the rows of mostRowsPerReadBatch at most: reads asked for past them run when asked', () =>
+    it('a turn\'s batch holds mostReadsPerBatch reads at most: reads asked for past them run when asked', () =>
       withSqliteStore(async (store, _throughKnex, run) => {
         await store.repositories.actions.insert(anAction({ id: 'act.r1' }))()
-        await store.repositories.actions.findById(orgA, 'act.r1')()
         run.length = 0
-        // Each read by key is expected to answer one row.
-        const reads = Array.from({ length: mostRowsPerReadBatch + 3 }, () => store.repositories.actions.findById(orgA, 'act.r1')())
+        const reads = Array.from({ length: mostReadsPerBatch + 3 }, () => store.repositories.actions.findById(orgA, 'act.r1')())
         expect(run.length, 'statements run while the turn that asked was still working').to.equal(3)
         const found = await Promise.all(reads)
         expect(found.every((result) => result._tag === 'Right' && O.isSome(result.right))).to.equal(true)
-        expect(run.length).to.equal(mostRowsPerReadBatch + 3)
+        expect(run.length).to.equal(mostReadsPerBatch + 3)
       }))
 
     it('commits concurrent units of work on SQLite in groups, one COMMIT for many', () =>

@@ -76,7 +76,7 @@ describe('SQLite direct reads: rows made from arrays', () => {
 
   it('stops a read one row at a time where it is told to, and the same text reads again whole', async () => {
     const seen: string[] = []
-    const taken = await readThingsWhile<{ id: string }>(knex, ['t1'], undefined, (row) => {
+    const taken = readThingsWhile<{ id: string }>(knex, ['t1'], undefined, (row) => {
       seen.push(row.id)
       return row.id !== 't2'
     })

@@ -142,7 +142,7 @@ export const budgetedKeysetList = <S>(spec: {
       cut = !holds(bytesOf(row))
       return !cut
     }
-    let rows: ReadonlyArray<R> | undefined = await measuredRows<R & SizedRow>(db, values, shape, take)
+    let rows: ReadonlyArray<R> | undefined = measuredRows<R & SizedRow>(db, values, shape, take)
     if (rows === undefined) {
       const read = await withinBudget<R & SizedRow>(db, values, shape)
       ;({ held: rows, cut } = heldWithinBudget(read, page.limit, bytesOf))

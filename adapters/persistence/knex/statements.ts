@@ -93,13 +93,9 @@ interface QueuedRead {
 /** The reads asked for since the last batch ran, oldest first; null when none waits. */
 let readsOfTurn: QueuedRead[] | null = null
 
-/** How many rows the reads waiting for the next batch are expected to answer. */
-let rowsExpectedOfTurn = 0
-
 const runReadsOfTurn = (): void => {
   const reads = readsOfTurn ?? []
   readsOfTurn = null
-  rowsExpectedOfTurn = 0
   for (const { read, resolve, reject } of reads) {
     try {
       resolve(read())
@@ -110,25 +106,21 @@ const runReadsOfTurn = (): void => {
 }
 
 /**
- * A read joins the reads of its turn only when its compiled text answered at most this many rows
- * last time (a read by key), and while the batch is expected to hold at most
- * `mostRowsPerReadBatch`; otherwise it runs when asked, as before, and so does a text's first
- * read, whose size is not known yet. A batch is a point where the requests that waited for it go
- * on together, so what they do next is done at once. With pages in the batches, 50 pages of 100
- * conversations read together took the service's peak memory from 178 to 249 MiB; with pages of
- * 10 and 11 rows only, a full bench run still peaked at 198.9 MiB and its pages of 100 cost 2,992
- * µs against 2,025 with reads by key alone (178.8 MiB).
+ * Only reads by key join the reads of their turn (`compiledFirst`: one row at most, by its
+ * text's LIMIT 1), at most this many to a batch; the others run when asked, as before. A batch
+ * is a point where the requests that waited for it go on together, so what they do next is done
+ * at once. With pages in the batches, 50 pages of 100 conversations read together took the
+ * service's peak memory from 178 to 249 MiB; with pages of 10 and 11 rows only, a full bench run
+ * still peaked at 198.9 MiB and its pages of 100 cost 2,992 µs, against 178.8 MiB and 2,025 µs
+ * with reads by key alone. The token's lookup (`firstRow`) runs when asked too (see there).
  */
-export const mostRowsOfBatchedRead = 1
-export const mostRowsPerReadBatch = 1024
+export const mostReadsPerBatch = 1024
 
-/** Whether a read on `client` expected to answer `rows` rows (null: not known yet) waits for the reads of its turn. */
-const joinsReadsOfTurn = (client: Knex.Client, rows: number | null): boolean =>
-  rows !== null && rows <= mostRowsOfBatchedRead && rowsExpectedOfTurn + rows <= mostRowsPerReadBatch && readsInTurns(client)
+/** Whether a read by key on `client` waits for the reads of its turn. */
+const joinsReadsOfTurn = (client: Knex.Client): boolean => (readsOfTurn === null || readsOfTurn.length < mostReadsPerBatch) && readsInTurns(client)
 
 /**
- * What `read` gives, run with the other reads of this turn of the event loop (`expectedRows`
- * counting toward the batch's bound): they wait for its check phase (as units of work wait for
+ * What `read` gives, run with the other reads of this turn of the event loop: they wait for its check phase (as units of work wait for
  * their group commit, knex-store.ts) and then run one after another, each on the connection as it
  * is then (directly, or through Knex while a group's transaction holds it: a connection looked at
  * when the read was asked for may be inside one by the time it runs).
@@ -142,13 +134,12 @@ const joinsReadsOfTurn = (client: Knex.Client, rows: number | null): boolean =>
  * at its end anyway (turn-ends.ts in the HTTP adapter), and those whose reads ran in a check
  * phase go out in the next turn's check phase, after its poll phase has taken the next requests.
  */
-const withReadsOfTurn = <R>(read: () => R | Promise<R>, expectedRows: number): Promise<R> =>
+const withReadsOfTurn = <R>(read: () => R | Promise<R>): Promise<R> =>
   new Promise<R>((resolve, reject) => {
     if (readsOfTurn === null) {
       readsOfTurn = []
       setImmediate(runReadsOfTurn)
     }
-    rowsExpectedOfTurn += expectedRows
     readsOfTurn.push({ read, resolve: resolve as (rows: unknown) => void, reject })
   })
 
@@ -257,8 +248,6 @@ interface Compiled {
   /** SQLite's text, or PostgreSQL's with `?` placeholders, as `db.raw` takes it. */
   readonly sql: string
   readonly slots: ReadonlyArray<Slot>
-  /** How many rows its last direct read answered (null before the first): whether the next joins the reads of its turn. */
-  rowsLastRead: number | null
 }
 
 const marker = (index: number): string => `\u0000value ${index}\u0000`
@@ -289,7 +278,7 @@ const compile = (build: (value: ValueAt) => Knex.QueryBuilder): Compiled | null 
     else slots.push({ constant: binding })
   }
   for (const index of asked) if (!slots.some((slot) => 'value' in slot && slot.value === index)) return null
-  return { sql, slots, rowsLastRead: null }
+  return { sql, slots }
 }
 
 const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding[] =>
@@ -309,7 +298,10 @@ const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding
 export const compiledRead = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
-) => {
+) => compiledReadJoining(build, shapeKey, false)
+
+/** `compiledRead`, whose reads outside a transaction on SQLite join the reads of their turn when `byKey`. */
+const compiledReadJoining = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string, byKey: boolean) => {
   const textOf = compiledTexts(build, shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
     const compiled = textOf(db, shape)
@@ -318,15 +310,11 @@ export const compiledRead = <S = undefined>(
     if (db.client.dialect === 'postgresql') return preparedRows<R>(db, compiled.sql, bindings)
     const read = async (): Promise<R[]> => {
       const connection = directConnectionFor(db.client, false)
-      if (connection === undefined) {
-        // In another transaction, or while one holds the connection: Knex runs the text in its turn.
-        return (await db.raw(compiled.sql, bindings)) as unknown as R[]
-      }
-      const rows = (await connection.reader(compiled.sql).all(...bindings)) as R[]
-      compiled.rowsLastRead = rows.length
-      return rows
+      if (connection !== undefined) return (await connection.reader(compiled.sql).all(...bindings)) as R[]
+      // In another transaction, or while one holds the connection: Knex runs the text in its turn.
+      return (await db.raw(compiled.sql, bindings)) as unknown as R[]
     }
-    return joinsReadsOfTurn(db.client, compiled.rowsLastRead) ? withReadsOfTurn(read, compiled.rowsLastRead ?? 0) : read()
+    return byKey && joinsReadsOfTurn(db.client) ? withReadsOfTurn(read) : read()
   }
 }
 
@@ -335,17 +323,18 @@ export const compiledRead = <S = undefined>(
  * SQLite's connection directly through better-sqlite3's `iterate`: no row after the refused one is
  * read. The rows taken, or undefined when the read cannot run so now (PostgreSQL, a query built
  * afresh, a transaction holding the connection, another process's lock), for the caller to read
- * another way. Outside a transaction one of at most `mostRowsOfBatchedRead` rows runs with the reads of its
- * turn. Shapes as `compiledRead`'s.
+ * another way. Shapes as `compiledRead`'s.
  */
 export const compiledReadWhile = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
 ) => {
   const textOf = compiledTexts(build, shapeKey)
-  const readWhile = <R>(db: Knex, compiled: Compiled, values: ReadonlyArray<Binding>, take: (row: R) => boolean): R[] | undefined => {
-    const connection = directConnectionFor(db.client, false)
-    if (connection === undefined) return undefined
+  return <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): R[] | undefined => {
+    if (db.client.dialect !== 'sqlite3') return undefined
+    const compiled = textOf(db, shape)
+    const connection = compiled === null ? undefined : directConnectionFor(db.client, false)
+    if (compiled === null || connection === undefined) return undefined
     const taken: R[] = []
     try {
       for (const row of connection.reader(compiled.sql).iterate(...bindingsOf(compiled, values))) {
@@ -357,15 +346,7 @@ export const compiledReadWhile = <S = undefined>(
       if (isSqliteBusy(error) && taken.length === 0) return undefined
       throw error
     }
-    compiled.rowsLastRead = taken.length
     return taken
-  }
-  return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): Promise<R[] | undefined> => {
-    if (db.client.dialect !== 'sqlite3') return undefined
-    const compiled = textOf(db, shape)
-    if (compiled === null) return undefined
-    const read = () => readWhile(db, compiled, values, take)
-    return joinsReadsOfTurn(db.client, compiled.rowsLastRead) ? withReadsOfTurn(read, compiled.rowsLastRead ?? 0) : read()
   }
 }
 
@@ -375,9 +356,13 @@ export const isSqliteBusy = (error: unknown): boolean => {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_RECOVERY' || code === 'SQLITE_BUSY_TIMEOUT'
 }
 
-/** A compiled read of one row by its values, as `firstRow` reads (the limit written in); shapes as `compiledRead`'s. */
+/**
+ * A compiled read of one row by its values, as `firstRow` reads (the limit written in); shapes as
+ * `compiledRead`'s. Outside a transaction on SQLite it runs with the reads of its turn.
+ */
 export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey?: (shape: S) => string) => {
-  const read = compiledRead((db, value, shape: S) => limitTo(build(db, value, shape), 1), shapeKey)
+  // One row at most, so its reads outside a transaction join the reads of their turn.
+  const read = compiledReadJoining((db, value, shape: S) => limitTo(build(db, value, shape), 1), shapeKey ?? (() => ''), true)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape?: S): Promise<R | undefined> => (await read<R>(db, values, shape as S))[0]
 }
 
