@@ -1,13 +1,12 @@
 import Router from '@koa/router'
 import * as E from 'fp-ts/Either'
 import Koa, { Context, Next } from 'koa'
-import { randomUUID } from 'node:crypto'
 import { Logger } from 'pino'
 import { Core } from '../../../application/core'
 import { createPrometheusMetrics, HttpMetrics } from '../../metrics/prometheus-metrics'
 import { badQuery, pointerTo, violation } from '../../../domain/shared/errors'
 import { operations, takesQuery, templateOfRoute } from './openapi/document'
-import { statusAnsweredForRequest } from './http-server'
+import { requestIdOf, statusAnsweredForRequest } from './http-server'
 import { internalErrorProblem, problemOf } from './problem'
 import { createRateLimits, RateLimitSettings } from './rate-limit'
 import { jsonText } from './json-text'
@@ -37,8 +36,6 @@ export interface HttpOptions {
    */
   readonly trustProxy?: boolean
 }
-
-const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
 
 /** The routes that read a query string, as "method /template" (OpenAPI style): the lists. */
 const routesTakingQuery = new Set(operations.filter(takesQuery).map((operation) => `${operation.method} ${operation.path}`))
@@ -114,8 +111,7 @@ export const createHttpApp = (core: Core, options: HttpOptions): Koa => {
   // Outermost: request id, one log line per request, and the last line of defence against throws.
   app.use(async (ctx: Context, next: Next) => {
     const started = process.hrtime.bigint()
-    const offered = ctx.get('X-Request-Id')
-    const requestId = safeRequestId.test(offered) ? offered : randomUUID()
+    const requestId = requestIdOf(ctx.req)
     ctx.set('X-Request-Id', requestId)
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('Cache-Control', 'no-store')

@@ -68,6 +68,27 @@ export const rawProblemResponse = (problem: Problem, requestId: string, date: st
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body])
 }
 
+/** What a client may offer as its request's id, to find its own line in our logs; anything else gets an id of ours. */
+const safeRequestId = /^[A-Za-z0-9._:@\-]{1,128}$/
+
+const requestIds = new WeakMap<IncomingMessage, string>()
+
+/**
+ * The request's id: the client's X-Request-Id when it is safe to log, otherwise a new UUID. Made
+ * once, by whichever asks first: Koa's outermost middleware, or the parser's listener when it
+ * refuses the body of a request Koa has been handed but has not begun yet; the answer and the
+ * log line then carry the same id.
+ */
+export const requestIdOf = (request: IncomingMessage): string => {
+  let id = requestIds.get(request)
+  if (id === undefined) {
+    const offered = request.headers['x-request-id']
+    id = typeof offered === 'string' && safeRequestId.test(offered) ? offered : randomUUID()
+    requestIds.set(request, id)
+  }
+  return id
+}
+
 /**
  * Requests Koa holds that the parser refused in their body (a timeout, a bad chunk, a client that
  * ended its side), with the status answered for them on the socket: their one log line, written by
@@ -103,9 +124,9 @@ export const answerClientErrors = (server: Server, logger: Logger, metrics?: Pic
     }
     answered.add(socket)
     const problem = problemOf(clientErrorFailure(error.code))
-    // A request Koa holds keeps the id Koa gave it, and Koa writes its one line once it sees the socket gone.
+    // A request Koa holds keeps its one id, and Koa writes its one line once it sees the socket gone.
     const heldByKoa = response !== null && response !== undefined
-    const requestId = heldByKoa ? String(response.getHeader('X-Request-Id') ?? randomUUID()) : randomUUID()
+    const requestId = heldByKoa ? requestIdOf(response.req) : randomUUID()
     if (heldByKoa) answeredInBody.set(response.req, problem.status)
     socket.end(rawProblemResponse(problem, requestId, new Date(systemClock.now()).toUTCString()))
     const linger = setTimeout(() => socket.destroy(), lingerMs).unref()

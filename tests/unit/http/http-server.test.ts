@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { createServer, IncomingMessage } from 'node:http'
 import { PassThrough } from 'node:stream'
 import pino from 'pino'
-import { answerClientErrors, clientErrorFailure, rawProblemResponse, statusAnsweredForRequest } from '../../../adapters/http/koa/http-server'
+import { answerClientErrors, clientErrorFailure, rawProblemResponse, requestIdOf, statusAnsweredForRequest } from '../../../adapters/http/koa/http-server'
 import { problemBody, problemOf } from '../../../adapters/http/koa/problem'
 import { parseAnswers } from '../../support/raw-http'
 
@@ -80,16 +80,36 @@ describe('HTTP server: what the parser refuses (clientError)', () => {
       socket.destroy()
     })
 
+    const heldByKoa = (headers: IncomingMessage['headers']) => {
+      const req = { headers } as IncomingMessage
+      const response = { headersSent: false, req }
+      return { req, socket: Object.assign(new PassThrough(), { _httpMessage: response, parser: { incoming: req } }) }
+    }
+
     it('answers while a response on the socket has not started (a request timed out in its body), with the request id Koa gave it, and leaves the line to Koa', () => {
-      const req = {} as IncomingMessage
-      const response = { headersSent: false, req, getHeader: (name: string) => (name.toLowerCase() === 'x-request-id' ? 'koa-id-1' : undefined) }
-      const socket = Object.assign(new PassThrough(), { _httpMessage: response, parser: { incoming: req } })
+      const { req, socket } = heldByKoa({})
+      const koasId = requestIdOf(req)
       report(socket, 'ERR_HTTP_REQUEST_TIMEOUT')
       const answer = written(socket)
       expect(answer).to.match(/^HTTP\/1\.1 408 /)
-      expect(answer).to.contain('X-Request-Id: koa-id-1\r\n')
+      expect(answer).to.contain(`X-Request-Id: ${koasId}\r\n`)
       expect(statusAnsweredForRequest(req)).to.equal(408)
       socket.destroy()
+    })
+
+    it('gives a request Koa has not begun yet the id Koa will give it, the client\'s own when it offered a safe one', () => {
+      const { req, socket } = heldByKoa({})
+      report(socket, 'HPE_INVALID_EOF_STATE')
+      const answered = /X-Request-Id: (.+)\r\n/.exec(written(socket))?.[1]
+      expect(answered).to.match(/^[0-9a-f-]{36}$/)
+      expect(requestIdOf(req), 'what Koa reads later').to.equal(answered)
+      socket.destroy()
+
+      const offered = heldByKoa({ 'x-request-id': 'client-id-7' })
+      report(offered.socket, 'HPE_INVALID_EOF_STATE')
+      expect(written(offered.socket)).to.contain('X-Request-Id: client-id-7\r\n')
+      expect(requestIdOf(offered.req)).to.equal('client-id-7')
+      offered.socket.destroy()
     })
 
     it('destroys without writing when the request in its body was answered already (a 413, then the client closed)', () => {
