@@ -5,6 +5,7 @@ import { Duplex } from 'node:stream'
 import { Logger } from 'pino'
 import { HttpMetrics } from '../../metrics/prometheus-metrics'
 import { systemClock } from '../../system/system-clock'
+import { roundRobinByConnection } from './round-robin'
 import { HttpFailure, Problem, problemBody, problemOf } from './problem'
 
 export interface HttpServerSettings {
@@ -76,8 +77,8 @@ const requestIds = new WeakMap<IncomingMessage, string>()
 /**
  * The request's id: the client's X-Request-Id when it is safe to log, otherwise a new UUID. Made
  * once, by whichever asks first: Koa's outermost middleware, or the parser's listener when it
- * refuses the body of a request Koa has been handed but has not begun yet; the answer and the
- * log line then carry the same id.
+ * refuses the body of a request Koa has been handed but has not begun yet (round-robin.ts); the
+ * answer and the log line then carry the same id.
  */
 export const requestIdOf = (request: IncomingMessage): string => {
   let id = requestIds.get(request)
@@ -156,9 +157,12 @@ const answerConnect = (server: Server, logger: Logger, metrics?: Pick<HttpMetric
   })
 }
 
-/** The Node HTTP server for the Koa application, with its timeouts and the parser's refusals answered as problems. */
+/**
+ * The Node HTTP server for the Koa application, with its timeouts, the parser's refusals answered
+ * as problems, and requests handed to Koa round robin over their connections (round-robin.ts).
+ */
 export const createHttpServer = (app: Koa, settings: HttpServerSettings): Server => {
-  const handle = app.callback()
+  const handle = roundRobinByConnection(app.callback())
   const server = createServer(
     {
       headersTimeout: settings.headersTimeoutMs,
