@@ -5,8 +5,8 @@ import { Duplex } from 'node:stream'
 import { Logger } from 'pino'
 import { HttpMetrics } from '../../metrics/prometheus-metrics'
 import { systemClock } from '../../system/system-clock'
-import { roundRobinByConnection } from './round-robin'
 import { HttpFailure, Problem, problemBody, problemOf } from './problem'
+import { roundRobinByConnection } from './round-robin'
 
 export interface HttpServerSettings {
   /** Longest a client may take to send a request's headers (slow clients hold sockets). */
