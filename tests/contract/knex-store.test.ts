@@ -59,10 +59,12 @@ describe('knex store', () => {
   }
 
   /**
-   * A unit of work that sets prospect `pro.x`'s conversation count to 5, then holds its group's
-   * transaction until `release` is called, and ends with a Left, so that its write is rolled back.
+   * The conversation count a read of prospect `pro.x` finds (or what it answers instead) while a
+   * unit of work holds its group's transaction, having set that count to 5; the unit then ends
+   * with a Left, so that its write is rolled back. The read is asked for `readAfterMs` after the
+   * unit (0: in the same turn, before the group begins).
    */
-  const abandonedCountOfFive = (store: Store) => {
+  const countReadDuringAbandonedUnit = async (store: Store, readAfterMs: number): Promise<unknown> => {
     let release = (): void => undefined
     const gate = new Promise<void>((resolve) => (release = resolve))
     const unit = store.unitOfWork.run((r) =>
@@ -72,12 +74,14 @@ describe('knex store', () => {
         TE.chainW(() => TE.left('abandoned')),
       ),
     )()
-    return { unit, release }
+    if (readAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, readAfterMs))
+    const during = store.repositories.prospects.findById(orgA, 'pro.x')()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    release()
+    expect(await unit).to.deep.equal(E.left('abandoned'))
+    const found = await during
+    return found._tag === 'Right' && O.isSome(found.right) ? found.right.value.conversationCount : found
   }
-
-  /** The conversation count a read of a prospect found, or what it answered instead. */
-  const conversationCountOf = (found: E.Either<unknown, O.Option<{ readonly conversationCount: number }>>): unknown =>
-    found._tag === 'Right' && O.isSome(found.right) ? found.right.value.conversationCount : found
 
   /**
    * Runs `test` on a migrated SQLite file store holding organisation `orgA`, with the SQL Knex
@@ -395,13 +399,7 @@ describe('knex store', () => {
 
         // While a unit of work holds the connection, a read waits for it: it never sees the unit's
         // uncommitted write, which is rolled back here.
-        const { unit, release } = abandonedCountOfFive(store)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        const during = store.repositories.prospects.findById(orgA, 'pro.x')()
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        release()
-        expect(await unit).to.deep.equal(E.left('abandoned'))
-        expect(conversationCountOf(await during)).to.equal(0)
+        expect(await countReadDuringAbandonedUnit(store, 20)).to.equal(0)
       }))
 
     it('reads asked for in one turn run together at its end, after the work of the turn and before what it put off', () =>
@@ -424,12 +422,7 @@ describe('knex store', () => {
         await store.repositories.prospects.findOrCreate(prospect)()
         // The group begins in this turn's check phase, before the read runs: the connection the
         // read would have been given when asked for is then inside the group's transaction.
-        const { unit, release } = abandonedCountOfFive(store)
-        const during = store.repositories.prospects.findById(orgA, 'pro.x')()
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        release()
-        expect(await unit).to.deep.equal(E.left('abandoned'))
-        expect(conversationCountOf(await during)).to.equal(0)
+        expect(await countReadDuringAbandonedUnit(store, 0)).to.equal(0)
       }))
 
     it('a page runs when asked, not with the reads of its turn', () =>

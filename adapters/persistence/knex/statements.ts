@@ -78,12 +78,6 @@ const directConnectionFor = (client: Knex.Client, writes: boolean): DirectConnec
 
 export type Binding = string | number | null
 
-/**
- * Whether a read on `client` waits for the reads of its turn: SQLite's reads outside a
- * transaction, on the root client whose one connection connect.ts lends (not a transaction's).
- */
-const readsInTurns = (client: Knex.Client): boolean => idleConnections.has(client)
-
 interface QueuedRead {
   readonly read: () => unknown
   readonly resolve: (rows: unknown) => void
@@ -116,14 +110,22 @@ const runReadsOfTurn = (): void => {
  */
 export const mostReadsPerBatch = 1024
 
-/** Whether a read by key on `client` waits for the reads of its turn. */
-const joinsReadsOfTurn = (client: Knex.Client): boolean => (readsOfTurn === null || readsOfTurn.length < mostReadsPerBatch) && readsInTurns(client)
+/**
+ * Whether a read by key on `client` waits for the reads of its turn: while the batch has room,
+ * SQLite's reads outside a transaction, on the root client whose one connection connect.ts lends
+ * (not a transaction's).
+ */
+const joinsReadsOfTurn = (client: Knex.Client): boolean =>
+  (readsOfTurn === null || readsOfTurn.length < mostReadsPerBatch) && idleConnections.has(client)
 
 /**
- * What `read` gives, run with the other reads of this turn of the event loop: they wait for its check phase (as units of work wait for
- * their group commit, knex-store.ts) and then run one after another, each on the connection as it
- * is then (directly, or through Knex while a group's transaction holds it: a connection looked at
- * when the read was asked for may be inside one by the time it runs).
+ * What `read` gives, run with the other reads of its turn of the event loop: they wait for the
+ * next check phase (`setImmediate`: that of their own turn when asked in its poll phase, that of
+ * the turn after when asked from a check-phase callback, as the HTTP server's requests are since
+ * round-robin.ts), as units of work wait for their group commit (knex-store.ts), and then run one
+ * after another, each on the connection as it is then (directly, or through Knex while a group's
+ * transaction holds it: a connection looked at when the read was asked for may be inside one by
+ * the time it runs).
  *
  * Why: run as each request came to it, a read by key took 15–20 µs under load where a loop of
  * them takes 6. Between two statements the request's own work (Koa, the token, the answer) had
@@ -298,10 +300,14 @@ const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding
 export const compiledRead = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
   shapeKey: (shape: S) => string = () => '',
-) => compiledReadJoining(build, shapeKey, false)
+) => compiledReadJoining(false, build, shapeKey)
 
 /** `compiledRead`, whose reads outside a transaction on SQLite join the reads of their turn when `byKey`. */
-const compiledReadJoining = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string, byKey: boolean) => {
+const compiledReadJoining = <S>(
+  byKey: boolean,
+  build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
+  shapeKey: (shape: S) => string = () => '',
+) => {
   const textOf = compiledTexts(build, shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
     const compiled = textOf(db, shape)
@@ -362,7 +368,7 @@ export const isSqliteBusy = (error: unknown): boolean => {
  */
 export const compiledFirst = <S = undefined>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey?: (shape: S) => string) => {
   // One row at most, so its reads outside a transaction join the reads of their turn.
-  const read = compiledReadJoining((db, value, shape: S) => limitTo(build(db, value, shape), 1), shapeKey ?? (() => ''), true)
+  const read = compiledReadJoining(true, (db, value, shape: S) => limitTo(build(db, value, shape), 1), shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape?: S): Promise<R | undefined> => (await read<R>(db, values, shape as S))[0]
 }
 
