@@ -223,7 +223,11 @@ const mostCompiledShapes = 512
  * that must be built afresh with its values. A plain Map per dialect, emptied when full, keeps
  * the lookup on every read to one `get`.
  */
-const compiledTexts = <S>(build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder, shapeKey: (shape: S) => string) => {
+const compiledTexts = <S>(
+  build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
+  // A read without shapes has one text.
+  shapeKey: (shape: S) => string = () => '',
+) => {
   const byDialect = new Map<string, Map<string, Compiled | null>>()
   return (db: Knex, shape: S): Compiled | null => {
     const dialect = db.client.dialect
@@ -299,14 +303,14 @@ const bindingsOf = (compiled: Compiled, values: ReadonlyArray<Binding>): Binding
  */
 export const compiledRead = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
-  shapeKey: (shape: S) => string = () => '',
+  shapeKey?: (shape: S) => string,
 ) => compiledReadJoining(false, build, shapeKey)
 
 /** `compiledRead`, whose reads outside a transaction on SQLite join the reads of their turn when `byKey`. */
 const compiledReadJoining = <S>(
   byKey: boolean,
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
-  shapeKey: (shape: S) => string = () => '',
+  shapeKey?: (shape: S) => string,
 ) => {
   const textOf = compiledTexts(build, shapeKey)
   return async <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S): Promise<R[]> => {
@@ -333,7 +337,7 @@ const compiledReadJoining = <S>(
  */
 export const compiledReadWhile = <S = undefined>(
   build: (db: Knex, value: ValueAt, shape: S) => Knex.QueryBuilder,
-  shapeKey: (shape: S) => string = () => '',
+  shapeKey?: (shape: S) => string,
 ) => {
   const textOf = compiledTexts(build, shapeKey)
   return <R>(db: Knex, values: ReadonlyArray<Binding>, shape: S, take: (row: R) => boolean): R[] | undefined => {

@@ -97,7 +97,7 @@ describe('HTTP server: what the parser refuses (clientError)', () => {
       socket.destroy()
     })
 
-    it('gives a request Koa has not begun yet the id Koa will give it, the client\'s own when it offered a safe one', () => {
+    it('gives a request Koa has not begun yet the id Koa will give it, the client\'s own when it offered a safe one and a new one otherwise', () => {
       const { req, socket } = heldByKoa({})
       report(socket, 'HPE_INVALID_EOF_STATE')
       const answered = /X-Request-Id: (.+)\r\n/.exec(written(socket))?.[1]
@@ -110,6 +110,16 @@ describe('HTTP server: what the parser refuses (clientError)', () => {
       expect(written(offered.socket)).to.contain('X-Request-Id: client-id-7\r\n')
       expect(requestIdOf(offered.req)).to.equal('client-id-7')
       offered.socket.destroy()
+
+      // Not safe to log (a space, or 129 characters): replaced, by the id Koa will give it too.
+      for (const unsafe of ['client id', 'r'.repeat(129)]) {
+        const refused = heldByKoa({ 'x-request-id': unsafe })
+        report(refused.socket, 'HPE_INVALID_EOF_STATE')
+        const given = /X-Request-Id: (.+)\r\n/.exec(written(refused.socket))?.[1]
+        expect(given).to.match(/^[0-9a-f-]{36}$/)
+        expect(requestIdOf(refused.req)).to.equal(given)
+        refused.socket.destroy()
+      }
     })
 
     it('destroys without writing when the request in its body was answered already (a 413, then the client closed)', () => {
